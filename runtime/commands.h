@@ -1,0 +1,15 @@
+// The subcommands runtime/ provides to the superopt executable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace superopt {
+
+// `superopt graph check|run FILE`: validate a graph file, or execute it on the CPU reference.
+int graph_command(const std::vector<std::string>& args);
+
+// `superopt version`: versions of superopt and its libraries, and the CUDA devices.
+int version_command(const std::vector<std::string>& args);
+
+}  // namespace superopt

@@ -1,0 +1,207 @@
+// Building, editing and ordering graphs.
+#include "runtime/graph.h"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/error.h"
+
+namespace superopt {
+
+NodeId Graph::push(Node node) {
+  nodes_.push_back(node);
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+NodeId Graph::add_input(std::string_view name, const Shape& shape) {
+  OpParams p;
+  p.shape = shape;
+  return add(OpType::input, {}, p, name);
+}
+
+NodeId Graph::add_weight(std::string_view name, const Shape& shape, std::vector<float> data) {
+  OpParams p;
+  p.shape = shape;
+  if (!data.empty() && static_cast<int64_t>(data.size()) != shape.num_elements())
+    throw Error("weight " + std::string(name) + ": " + std::to_string(data.size()) +
+                " values for shape " + shape.str());
+  NodeId id = add(OpType::weight, {}, p, name);
+  if (!data.empty()) {
+    nodes_[id].data = static_cast<int32_t>(data_.size());
+    data_.push_back(std::make_shared<const std::vector<float>>(std::move(data)));
+  }
+  return id;
+}
+
+NodeId Graph::add(OpType op, std::span<const TensorRef> inputs, const OpParams& params,
+                  std::string_view name) {
+  if (inputs.size() > kMaxInputs)
+    throw Error(std::string(op_name(op)) + ": more than " + std::to_string(kMaxInputs) + " inputs");
+  Node n;
+  n.op = op;
+  n.params = params;
+  n.name = Symbol(name);
+  n.num_inputs = static_cast<int8_t>(inputs.size());
+  std::array<const TensorDesc*, kMaxInputs> in{};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TensorRef t = inputs[i];
+    if (t.node < 0 || t.node >= num_nodes() || t.port < 0 || t.port >= nodes_[t.node].num_outputs())
+      throw Error(std::string(op_name(op)) + ": input " + std::to_string(i) + " is not a tensor of the graph");
+    n.input_array[i] = t;
+    in[i] = &desc(t);
+  }
+  if ((op == OpType::input || op == OpType::weight) && n.name.empty())
+    throw Error(std::string(op_name(op)) + ": needs a name");
+  infer_outputs(op, params, std::span(in.data(), inputs.size()),
+                std::span(n.output_array.data(), size_t(n.num_outputs())));
+  return push(n);
+}
+
+void Graph::add_output(TensorRef t) {
+  if (t.node < 0 || t.node >= num_nodes() || t.port >= nodes_[t.node].num_outputs())
+    throw Error("graph output is not a tensor of the graph");
+  outputs_.push_back(t);
+}
+
+const std::vector<float>* Graph::weight_data(NodeId id) const {
+  int32_t d = nodes_[id].data;
+  return d >= 0 ? data_[d].get() : nullptr;
+}
+
+std::optional<NodeId> Graph::find(std::string_view name) const {
+  for (NodeId i = 0; i < num_nodes(); ++i)
+    if (nodes_[i].name.str() == name) return i;
+  return std::nullopt;
+}
+
+int Graph::num_operators() const {
+  return static_cast<int>(std::count_if(nodes_.begin(), nodes_.end(), [](const Node& n) {
+    return n.op != OpType::input && n.op != OpType::weight && !is_constant(n.op);
+  }));
+}
+
+void Graph::set_input(NodeId id, int slot, TensorRef t) {
+  Node& n = nodes_[id];
+  if (slot < 0 || slot >= n.num_inputs) throw Error("set_input: no input slot " + std::to_string(slot));
+  n.input_array[slot] = t;
+}
+
+void Graph::replace_uses(TensorRef from, TensorRef to) {
+  for (Node& n : nodes_)
+    for (int i = 0; i < n.num_inputs; ++i)
+      if (n.input_array[i] == from) n.input_array[i] = to;
+  for (TensorRef& t : outputs_)
+    if (t == from) t = to;
+}
+
+void Graph::remove_unused() {
+  std::vector<char> live(nodes_.size(), 0);
+  std::vector<NodeId> stack;
+  for (TensorRef t : outputs_) stack.push_back(t.node);
+  for (NodeId i = 0; i < num_nodes(); ++i)
+    if (nodes_[i].op == OpType::input) stack.push_back(i);
+  while (!stack.empty()) {
+    NodeId n = stack.back();
+    stack.pop_back();
+    if (live[n]) continue;
+    live[n] = 1;
+    for (TensorRef t : nodes_[n].inputs()) stack.push_back(t.node);
+  }
+  std::vector<NodeId> renumber(nodes_.size(), -1);
+  std::vector<Node> kept;
+  for (NodeId i = 0; i < num_nodes(); ++i)
+    if (live[i]) {
+      renumber[i] = static_cast<NodeId>(kept.size());
+      kept.push_back(nodes_[i]);
+    }
+  for (Node& n : kept)
+    for (int i = 0; i < n.num_inputs; ++i) n.input_array[i].node = renumber[n.input_array[i].node];
+  for (TensorRef& t : outputs_) t.node = renumber[t.node];
+  nodes_ = std::move(kept);
+}
+
+std::optional<std::vector<NodeId>> Graph::topological_order() const {
+  // Kahn's algorithm, taking ready nodes in id order so the result is stable.
+  std::vector<int> pending(nodes_.size());
+  std::vector<std::vector<NodeId>> users = consumers();
+  std::vector<NodeId> order, ready;
+  order.reserve(nodes_.size());
+  for (NodeId i = num_nodes() - 1; i >= 0; --i) {
+    pending[i] = nodes_[i].num_inputs;
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  while (!ready.empty()) {
+    NodeId n = ready.back();
+    ready.pop_back();
+    order.push_back(n);
+    for (NodeId u : users[n])
+      if (--pending[u] == 0) ready.push_back(u);
+  }
+  if (order.size() != nodes_.size()) return std::nullopt;
+  return order;
+}
+
+std::vector<NodeId> Graph::find_cycle() const {
+  // Depth-first search with colours; a grey node reached again closes a cycle.
+  enum : char { white, grey, black };
+  std::vector<char> colour(nodes_.size(), white);
+  std::vector<NodeId> path;
+  std::vector<std::pair<NodeId, int>> stack;
+  for (NodeId root = 0; root < num_nodes(); ++root) {
+    if (colour[root] != white) continue;
+    stack.push_back({root, 0});
+    colour[root] = grey;
+    path.push_back(root);
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      if (next < nodes_[n].num_inputs) {
+        NodeId m = nodes_[n].input_array[next++].node;
+        if (colour[m] == grey) {
+          auto from = std::find(path.begin(), path.end(), m);
+          std::vector<NodeId> cycle(from, path.end());
+          cycle.push_back(m);
+          std::reverse(cycle.begin(), cycle.end());  // producer before consumer
+          return cycle;
+        }
+        if (colour[m] == white) {
+          colour[m] = grey;
+          path.push_back(m);
+          stack.push_back({m, 0});
+        }
+      } else {
+        colour[n] = black;
+        path.pop_back();
+        stack.pop_back();
+      }
+    }
+  }
+  return {};
+}
+
+void Graph::infer_shapes() {
+  auto order = topological_order();
+  if (!order) throw Error("graph has a cycle");
+  for (NodeId id : *order) {
+    Node& n = nodes_[id];
+    std::array<const TensorDesc*, kMaxInputs> in{};
+    for (int i = 0; i < n.num_inputs; ++i) in[i] = &desc(n.input_array[i]);
+    infer_outputs(n.op, n.params, std::span(in.data(), size_t(n.num_inputs)),
+                  std::span(n.output_array.data(), size_t(n.num_outputs())));
+  }
+}
+
+std::vector<std::vector<NodeId>> Graph::consumers() const {
+  std::vector<std::vector<NodeId>> users(nodes_.size());
+  for (NodeId i = 0; i < num_nodes(); ++i)
+    for (TensorRef t : nodes_[i].inputs()) users[t.node].push_back(i);
+  return users;
+}
+
+std::string tensor_label(const Graph& g, TensorRef t) {
+  const Node& n = g.node(t.node);
+  std::string s = n.name.empty() ? "#" + std::to_string(t.node) : n.name.str();
+  if (t.port) s += ":" + std::to_string(t.port);
+  return s;
+}
+
+}  // namespace superopt

@@ -1,0 +1,33 @@
+// A thin RAII view of MPI_COMM_WORLD for the commands that run under mpirun/srun.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace superopt {
+
+// Initialises MPI on construction (if nobody has) and finalises on
+// destruction. Works as a single process without mpirun.
+class MpiWorld {
+ public:
+  MpiWorld();
+  ~MpiWorld();
+  MpiWorld(const MpiWorld&) = delete;
+  MpiWorld& operator=(const MpiWorld&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  void barrier() const;
+  // Every rank gets root's string.
+  std::string broadcast(const std::string& text, int root = 0) const;
+  // Every rank gets the values of all ranks, indexed by rank.
+  std::vector<uint64_t> all_gather(uint64_t value) const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool owns_ = false;
+};
+
+}  // namespace superopt

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages superopt needs; does nothing when they are all present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libopenmpi-dev openmpi-bin
+  libhdf5-dev hdf5-tools
+  libxxhash-dev libz3-dev
+  libboost-program-options-dev libboost-graph-dev
+  nlohmann-json3-dev catch2
+  slurm-wlm munge
+  python3-h5py python3-matplotlib python3-z3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup-deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
