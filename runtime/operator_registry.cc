@@ -124,6 +124,9 @@ void infer_transpose(const OpParams& p, std::span<const TensorDesc* const> in, T
   std::array<int, kMaxRank> perm{};
   int given = 0;
   while (given < kMaxRank && p.perm[given] >= 0) ++given;
+  if (given && given != rank)
+    fail(OpType::transpose, in,
+         "perm has " + std::to_string(given) + " entries, input rank is " + std::to_string(rank));
   bool seen[kMaxRank] = {};
   for (int i = 0; i < rank; ++i) {
     perm[i] = given ? p.perm[i] : rank - 1 - i;
@@ -131,8 +134,6 @@ void infer_transpose(const OpParams& p, std::span<const TensorDesc* const> in, T
       fail(OpType::transpose, in, "perm is not a permutation of the input's dimensions");
     seen[perm[i]] = true;
   }
-  if (given && given != rank)
-    fail(OpType::transpose, in, "perm has " + std::to_string(given) + " entries, input rank is " + std::to_string(rank));
   for (int i = 0; i < rank; ++i) {
     out.shape.push_back(s[perm[i]]);
     out.splits[i] = in[0]->splits[perm[i]];

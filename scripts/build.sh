@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs dependencies (if missing), configures and builds superopt into build/ (or $BUILD_DIR).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup-deps.sh
+build_dir=${BUILD_DIR:-build}
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-Release} ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"
