@@ -199,8 +199,10 @@ std::vector<std::vector<NodeId>> Graph::consumers() const {
 
 std::string tensor_label(const Graph& g, TensorRef t) {
   const Node& n = g.node(t.node);
-  std::string s = n.name.empty() ? "#" + std::to_string(t.node) : n.name.str();
-  if (t.port) s += ":" + std::to_string(t.port);
+  // Appending, not operator+: GCC 12 warns falsely (-Wrestrict) on "#" + string.
+  std::string s = n.name.empty() ? std::string("#") : n.name.str();
+  if (n.name.empty()) s += std::to_string(t.node);
+  if (t.port) s.append(":").append(std::to_string(t.port));
   return s;
 }
 

@@ -2,6 +2,7 @@
 #include "runtime/operator_registry.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <sstream>
 
@@ -320,7 +321,7 @@ uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed) {
   if (info.takes(Param::padding)) h = hash_combine(h, static_cast<uint64_t>(p.padding));
   if (info.takes(Param::activation)) h = hash_combine(h, static_cast<uint64_t>(p.activation));
   if (info.takes(Param::axis)) h = hash_combine(h, static_cast<uint64_t>(p.axis));
-  if (info.takes(Param::epsilon)) h = hash_combine(h, std::hash<float>{}(p.epsilon));
+  if (info.takes(Param::epsilon)) h = hash_combine(h, std::bit_cast<uint32_t>(p.epsilon));
   return h;
 }
 
