@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
+
+#include "runtime/error.h"
 
 namespace superopt {
 
@@ -33,11 +36,13 @@ class ModArith {
   }
   // The fraction round(x * 10^6) / 10^6: real constants (batchnorm's epsilon) have no
   // exact image, so they are read as decimals with six places.
-  Value constant(double x) const { return div_int(from_int(std::llround(x * 1e6)), 1000000); }
+  Value constant(double x) const {
+    if (!(std::abs(x) < 1e12)) throw Error("no modular image of the constant " + std::to_string(x));
+    return div_int(from_int(std::llround(x * 1e6)), 1000000);
+  }
   // The signed integer whose residue is v: representatives above p/2 are negative.
   int64_t to_signed(Value v) const {
-    return v > kPrime / 2 ? static_cast<int64_t>(v) - static_cast<int64_t>(kPrime)
-                          : static_cast<int64_t>(v);
+    return v > kPrime / 2 ? static_cast<int64_t>(v) - static_cast<int64_t>(kPrime) : static_cast<int64_t>(v);
   }
 
   Value add(Value a, Value b) const {
