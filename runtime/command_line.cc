@@ -9,7 +9,8 @@ namespace superopt::cli {
 int dispatch(std::string_view program, std::span<const Subcommand> subs,
              const std::vector<std::string>& args) {
   auto list = [&](std::ostream& out) {
-    out << "usage: " << program << " COMMAND [ARGS...]   (" << program << " COMMAND --help for details)\n\ncommands:\n";
+    out << "usage: " << program << " COMMAND [ARGS...]   (" << program
+        << " COMMAND --help for details)\n\ncommands:\n";
     for (const Subcommand& s : subs) {
       out << "  " << s.name;
       for (size_t i = s.name.size(); i < 12; ++i) out << ' ';

@@ -23,8 +23,8 @@ NodeId Graph::add_weight(std::string_view name, const Shape& shape, std::vector<
   OpParams p;
   p.shape = shape;
   if (!data.empty() && static_cast<int64_t>(data.size()) != shape.num_elements())
-    throw Error("weight " + std::string(name) + ": " + std::to_string(data.size()) +
-                " values for shape " + shape.str());
+    throw Error("weight " + std::string(name) + ": " + std::to_string(data.size()) + " values for shape " +
+                shape.str());
   NodeId id = add(OpType::weight, {}, p, name);
   if (!data.empty()) {
     nodes_[id].data = static_cast<int32_t>(data_.size());
@@ -46,7 +46,8 @@ NodeId Graph::add(OpType op, std::span<const TensorRef> inputs, const OpParams& 
   for (size_t i = 0; i < inputs.size(); ++i) {
     TensorRef t = inputs[i];
     if (t.node < 0 || t.node >= num_nodes() || t.port < 0 || t.port >= nodes_[t.node].num_outputs())
-      throw Error(std::string(op_name(op)) + ": input " + std::to_string(i) + " is not a tensor of the graph");
+      throw Error(std::string(op_name(op)) + ": input " + std::to_string(i) +
+                  " is not a tensor of the graph");
     n.input_array[i] = t;
     in[i] = &desc(t);
   }

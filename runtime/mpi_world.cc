@@ -22,7 +22,9 @@ MpiWorld::~MpiWorld() {
   if (owns_ && !finalized) MPI_Finalize();
 }
 
-void MpiWorld::barrier() const { MPI_Barrier(MPI_COMM_WORLD); }
+void MpiWorld::barrier() const {
+  MPI_Barrier(MPI_COMM_WORLD);
+}
 
 std::string MpiWorld::broadcast(const std::string& text, int root) const {
   uint64_t size = text.size();

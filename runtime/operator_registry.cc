@@ -12,7 +12,9 @@
 namespace superopt {
 namespace {
 
-constexpr uint32_t bit(Param p) { return 1u << static_cast<int>(p); }
+constexpr uint32_t bit(Param p) {
+  return 1u << static_cast<int>(p);
+}
 constexpr uint32_t kConvParams = bit(Param::stride) | bit(Param::padding) | bit(Param::activation);
 constexpr uint32_t kPoolParams = bit(Param::kernel) | bit(Param::stride) | bit(Param::padding);
 
@@ -45,8 +47,8 @@ constexpr OpInfo kOps[] = {
 };
 static_assert(std::size(kOps) == kNumOpTypes);
 
-constexpr std::string_view kParamNames[] = {"shape",      "perm", "kernel", "stride", "padding",
-                                            "activation", "axis", "epsilon"};
+constexpr std::string_view kParamNames[] = {"shape",   "perm",       "kernel", "stride",
+                                            "padding", "activation", "axis",   "epsilon"};
 static_assert(std::size(kParamNames) == kNumParams);
 
 std::string shapes_str(std::span<const TensorDesc* const> inputs) {
@@ -58,8 +60,7 @@ std::string shapes_str(std::span<const TensorDesc* const> inputs) {
   return s;
 }
 
-[[noreturn]] void fail(OpType op, std::span<const TensorDesc* const> inputs,
-                       const std::string& why) {
+[[noreturn]] void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why) {
   std::string msg = std::string(op_name(op)) + ": " + why;
   if (!inputs.empty()) msg += " (inputs " + shapes_str(inputs) + ")";
   throw Error(msg);
@@ -145,8 +146,7 @@ void infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out) {
   const TensorDesc &a = *in[0], &b = *in[1];
   int ra = a.shape.rank(), rb = b.shape.rank();
   if (ra < 2 || rb < 2) fail(OpType::matmul, in, "inputs must have rank 2 or more");
-  if (a.shape.back(0) != b.shape.back(1))
-    fail(OpType::matmul, in, "inner dimensions differ");
+  if (a.shape.back(0) != b.shape.back(1)) fail(OpType::matmul, in, "inner dimensions differ");
   const TensorDesc& batch = ra >= rb ? a : b;
   if (ra != rb && std::min(ra, rb) != 2)
     fail(OpType::matmul, in, "batch dimensions differ (one input may be a plain matrix)");
@@ -173,12 +173,14 @@ void infer_conv2d(const OpParams& p, std::span<const TensorDesc* const> in, Tens
   check_stride(op, p, in);
   const Shape &x = in[0]->shape, &w = in[1]->shape;
   if (x[1] % w[1] != 0)
-    fail(op, in, "input channels " + std::to_string(x[1]) + " are not a multiple of the weight's " +
-                     std::to_string(w[1]) + " channels per group");
+    fail(op, in,
+         "input channels " + std::to_string(x[1]) + " are not a multiple of the weight's " +
+             std::to_string(w[1]) + " channels per group");
   int64_t groups = x[1] / w[1];
   if (w[0] % groups != 0)
-    fail(op, in, "output channels " + std::to_string(w[0]) + " are not a multiple of " +
-                     std::to_string(groups) + " groups");
+    fail(op, in,
+         "output channels " + std::to_string(w[0]) + " are not a multiple of " + std::to_string(groups) +
+             " groups");
   if (p.padding == Padding::valid && (x[2] < w[2] || x[3] < w[3]))
     fail(op, in, "kernel larger than the input with valid padding");
   out.shape = Shape{x[0], w[0], window(x[2], w[2], p.stride_h, p.padding).out,
@@ -192,11 +194,13 @@ void infer_enlarge(const OpParams& p, std::span<const TensorDesc* const> in, Ten
   require_rank(op, in, 0, 4);
   const Shape& w = in[0]->shape;
   if (p.kernel_h < w[2] || p.kernel_w < w[3])
-    fail(op, in, "target kernel " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
-                     " is smaller than the kernel");
+    fail(op, in,
+         "target kernel " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
+             " is smaller than the kernel");
   if ((p.kernel_h - w[2]) % 2 || (p.kernel_w - w[3]) % 2)
-    fail(op, in, "kernel cannot be centred in " + std::to_string(p.kernel_h) + "x" +
-                     std::to_string(p.kernel_w) + " (sizes differ by an odd amount)");
+    fail(op, in,
+         "kernel cannot be centred in " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
+             " (sizes differ by an odd amount)");
   out.shape = Shape{w[0], w[1], p.kernel_h, p.kernel_w};
   out.splits[0] = in[0]->splits[0];
   out.splits[1] = in[0]->splits[1];
@@ -217,8 +221,8 @@ void infer_pool(OpType op, const OpParams& p, std::span<const TensorDesc* const>
 
 void check_axis(OpType op, const OpParams& p, std::span<const TensorDesc* const> in) {
   if (p.axis < 0 || p.axis >= in[0]->shape.rank())
-    fail(op, in, "axis " + std::to_string(p.axis) + " out of range for rank " +
-                     std::to_string(in[0]->shape.rank()));
+    fail(op, in,
+         "axis " + std::to_string(p.axis) + " out of range for rank " + std::to_string(in[0]->shape.rank()));
 }
 
 void infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
@@ -231,12 +235,13 @@ void infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, Tens
     for (int i = 0; i < out.shape.rank(); ++i) {
       if (i == p.axis) continue;
       if (next.shape[i] != out.shape[i])
-        fail(op, in, "inputs differ in dimension " + std::to_string(i) + " other than axis " +
-                         std::to_string(p.axis));
+        fail(
+            op, in,
+            "inputs differ in dimension " + std::to_string(i) + " other than axis " + std::to_string(p.axis));
       if (next.splits[i] != out.splits[i]) out.splits[i] = kNoSplits;
     }
-    out.splits[p.axis] = SplitTree::concat(out.splits[p.axis],
-                                           static_cast<int32_t>(out.shape[p.axis]), next.splits[p.axis]);
+    out.splits[p.axis] =
+        SplitTree::concat(out.splits[p.axis], static_cast<int32_t>(out.shape[p.axis]), next.splits[p.axis]);
     out.shape.set(p.axis, out.shape[p.axis] + next.shape[p.axis]);
   }
 }
@@ -245,8 +250,7 @@ void infer_split(const OpParams& p, std::span<const TensorDesc* const> in, std::
   constexpr OpType op = OpType::split;
   check_axis(op, p, in);
   const SplitTree& tree = in[0]->splits[p.axis];
-  if (tree.empty())
-    fail(op, in, "no concatenation on axis " + std::to_string(p.axis) + " to undo");
+  if (tree.empty()) fail(op, in, "no concatenation on axis " + std::to_string(p.axis) + " to undo");
   auto [left, right] = tree.split();
   out[0] = *in[0];
   out[1] = *in[0];
@@ -277,8 +281,12 @@ void infer_reshape(const OpParams& p, std::span<const TensorDesc* const> in, Ten
 
 }  // namespace
 
-const OpInfo& op_info(OpType op) { return kOps[static_cast<int>(op)]; }
-std::string_view op_name(OpType op) { return op_info(op).name; }
+const OpInfo& op_info(OpType op) {
+  return kOps[static_cast<int>(op)];
+}
+std::string_view op_name(OpType op) {
+  return op_info(op).name;
+}
 
 std::optional<OpType> op_from_name(std::string_view name) {
   for (int i = 0; i < kNumOpTypes; ++i)
@@ -286,13 +294,18 @@ std::optional<OpType> op_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view param_name(Param p) { return kParamNames[static_cast<int>(p)]; }
-std::string_view padding_name(Padding p) { return p == Padding::same ? "same" : "valid"; }
-std::string_view activation_name(Activation a) { return a == Activation::none ? "none" : "relu"; }
+std::string_view param_name(Param p) {
+  return kParamNames[static_cast<int>(p)];
+}
+std::string_view padding_name(Padding p) {
+  return p == Padding::same ? "same" : "valid";
+}
+std::string_view activation_name(Activation a) {
+  return a == Activation::none ? "none" : "relu";
+}
 
 bool is_constant(OpType op) {
-  return op == OpType::c_pool || op == OpType::i_conv || op == OpType::i_matmul ||
-         op == OpType::i_ewmul;
+  return op == OpType::c_pool || op == OpType::i_conv || op == OpType::i_matmul || op == OpType::i_ewmul;
 }
 
 bool params_equal(OpType op, const OpParams& a, const OpParams& b) {
@@ -350,15 +363,18 @@ Window window(int64_t in, int64_t kernel, int64_t stride, Padding padding) {
   return {out, total / 2};
 }
 
-int64_t conv_groups(const Shape& input, const Shape& weight) { return input[1] / weight[1]; }
+int64_t conv_groups(const Shape& input, const Shape& weight) {
+  return input[1] / weight[1];
+}
 
 void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
                    std::span<TensorDesc> out) {
   const OpInfo& info = op_info(op);
   if (static_cast<int>(in.size()) < info.min_inputs || static_cast<int>(in.size()) > info.max_inputs)
-    fail(op, in, "takes " + std::to_string(info.min_inputs) +
-                     (info.max_inputs != info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
-                     " inputs, got " + std::to_string(in.size()));
+    fail(op, in,
+         "takes " + std::to_string(info.min_inputs) +
+             (info.max_inputs != info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
+             " inputs, got " + std::to_string(in.size()));
   if (static_cast<int>(out.size()) != info.num_outputs)
     fail(op, in, "has " + std::to_string(info.num_outputs) + " outputs");
   for (TensorDesc& o : out) o = TensorDesc{};
@@ -406,7 +422,8 @@ void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* con
     case OpType::reshape:
       return infer_reshape(p, in, out[0]);
     case OpType::opaque:
-      if (!p.shape.all_positive()) fail(op, in, "output shape " + p.shape.str() + " has a non-positive dimension");
+      if (!p.shape.all_positive())
+        fail(op, in, "output shape " + p.shape.str() + " has a non-positive dimension");
       out[0].shape = p.shape;
       return;
   }
@@ -417,7 +434,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
   OpCost c;
   const OpInfo& info = op_info(op);
   if (info.is_source() && op != OpType::opaque) return c;  // weights and constants live in memory
-  if (op == OpType::reshape) return c;                      // a view
+  if (op == OpType::reshape) return c;                     // a view
   for (const TensorDesc* t : in) c.bytes_read += t->shape.num_elements() * kBytesPerElement;
   for (const TensorDesc& t : out) c.bytes_written += t.shape.num_elements() * kBytesPerElement;
   int64_t n = out[0].shape.num_elements();

@@ -28,8 +28,8 @@ enum class OpType : uint8_t {
   ewmul,
   smul,  // tensor times a one-element tensor
   transpose,
-  matmul,  // batched
-  conv2d,  // grouped; groups = input channels / weight dim 1
+  matmul,   // batched
+  conv2d,   // grouped; groups = input channels / weight dim 1
   enlarge,  // pad a kernel with zeros, centred, to a larger kernel size
   relu,
   pool_avg,
@@ -58,12 +58,12 @@ inline constexpr int kNumParams = static_cast<int>(Param::epsilon) + 1;
 // All parameters of all operators in one flat value type, so that nodes stay
 // trivially copyable. Parameters an operator does not take keep their defaults.
 struct OpParams {
-  Shape shape;                          // sources, constants, opaque: the output; reshape: target
+  Shape shape;  // sources, constants, opaque: the output; reshape: target
   std::array<int8_t, kMaxRank> perm = {-1, -1, -1, -1, -1, -1};  // transpose: output dim i is
-                                      // input dim perm[i]; unset (-1): reverse
-  int32_t kernel_h = 0, kernel_w = 0;   // pooling window; enlarge: target kernel size
-  int32_t stride_h = 1, stride_w = 1;   // conv2d, pooling
-  int32_t axis = 0;                     // concat, split, softmax (non-negative after parsing)
+                                                                 // input dim perm[i]; unset (-1): reverse
+  int32_t kernel_h = 0, kernel_w = 0;  // pooling window; enlarge: target kernel size
+  int32_t stride_h = 1, stride_w = 1;  // conv2d, pooling
+  int32_t axis = 0;                    // concat, split, softmax (non-negative after parsing)
   Padding padding = Padding::same;
   Activation activation = Activation::none;
   float epsilon = 1e-5f;  // batchnorm
@@ -106,8 +106,7 @@ struct TensorDesc {
 // Computes the output descriptors (op_info(op).num_outputs of them) from the
 // inputs. Throws Error naming the operator and the offending shapes when the
 // inputs do not fit.
-void infer_outputs(OpType op, const OpParams& params,
-                   std::span<const TensorDesc* const> inputs,
+void infer_outputs(OpType op, const OpParams& params, std::span<const TensorDesc* const> inputs,
                    std::span<TensorDesc> outputs);
 
 // Number of groups of a convolution: input channels / weight dimension 1.
@@ -128,8 +127,7 @@ struct OpCost {
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
 };
-OpCost op_cost(OpType op, const OpParams& params,
-               std::span<const TensorDesc* const> inputs,
+OpCost op_cost(OpType op, const OpParams& params, std::span<const TensorDesc* const> inputs,
                std::span<const TensorDesc> outputs);
 
 }  // namespace superopt

@@ -17,8 +17,7 @@ class SplitTree {
  public:
   static constexpr int kCapacity = 7;
 
-  static SplitTree concat(const SplitTree& left, int32_t left_size,
-                          const SplitTree& right) {
+  static SplitTree concat(const SplitTree& left, int32_t left_size, const SplitTree& right) {
     SplitTree t;
     std::array<int32_t, 2 * kCapacity + 1> all{};
     int n = 0;

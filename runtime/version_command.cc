@@ -28,21 +28,21 @@ int version_command(const std::vector<std::string>& args) {
   if (auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
 
   nlohmann::json j = {
-      {"superopt", "0.1.0"},
-      {"z3", Z3_get_full_version()},
-      {"mpi", mpi},
-      {"boost", BOOST_LIB_VERSION},
-      {"xxhash", XXH_versionNumber()},
+      {"superopt", "0.1.0"},        {"z3", Z3_get_full_version()},   {"mpi", mpi},
+      {"boost", BOOST_LIB_VERSION}, {"xxhash", XXH_versionNumber()},
   };
 #ifdef SUPEROPT_HAVE_CUDA
   cuda::CudaInfo info = cuda::query();
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : info.devices)
-    devices.push_back({{"name", d.name},
-                       {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
-                       {"memory_bytes", d.memory_bytes}});
-  j["cuda"] = {{"runtime", info.runtime_version}, {"driver", info.driver_version},
-               {"cudnn", info.cudnn_version},     {"cublas", info.cublas_version},
+    devices.push_back(
+        {{"name", d.name},
+         {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
+         {"memory_bytes", d.memory_bytes}});
+  j["cuda"] = {{"runtime", info.runtime_version},
+               {"driver", info.driver_version},
+               {"cudnn", info.cudnn_version},
+               {"cublas", info.cublas_version},
                {"devices", devices}};
   if (info.devices.empty()) j["cuda"]["no_device_reason"] = info.no_device_reason;
 #else

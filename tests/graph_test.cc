@@ -89,13 +89,15 @@ TEST_CASE("the canonical hash changes with every real edit", "[graph][hash]") {
   };
   const NodeId x = 0, w1 = 1, conv_a = 3, conv_b = 4, cat = 5, sp = 6, sum = 7;
   changed([&](Graph& g) { g = sample(false, Activation::none); });  // a parameter
-  changed([&](Graph& g) { g.set_input(cat, 0, {conv_b, 0}), g.set_input(cat, 1, {conv_a, 0}); });  // input order
-  changed([&](Graph& g) { g.set_input(sum, 1, {sp, 0}); });                                        // a port
-  changed([&](Graph& g) { g.set_input(conv_b, 1, {w1, 0}); });                                     // an input
-  changed([&](Graph& g) { g.add(OpType::relu, {{x, 0}}); });                                       // an extra node
-  changed([&](Graph& g) { g.set_outputs({g.outputs()[1], g.outputs()[0]}); });                    // output order
-  changed([&](Graph& g) { g.set_outputs({g.outputs()[0]}); });                                     // fewer outputs
-  changed([&](Graph& g) {  // a renamed input
+  changed([&](Graph& g) {
+    g.set_input(cat, 0, {conv_b, 0}), g.set_input(cat, 1, {conv_a, 0});
+  });                                                                           // input order
+  changed([&](Graph& g) { g.set_input(sum, 1, {sp, 0}); });                     // a port
+  changed([&](Graph& g) { g.set_input(conv_b, 1, {w1, 0}); });                  // an input
+  changed([&](Graph& g) { g.add(OpType::relu, {{x, 0}}); });                    // an extra node
+  changed([&](Graph& g) { g.set_outputs({g.outputs()[1], g.outputs()[0]}); });  // output order
+  changed([&](Graph& g) { g.set_outputs({g.outputs()[0]}); });                  // fewer outputs
+  changed([&](Graph& g) {                                                       // a renamed input
     Graph r;
     r.add_input("y", {1, 4, 8, 8});
     for (NodeId i = 1; i < g.num_nodes(); ++i) {

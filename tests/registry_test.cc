@@ -11,7 +11,9 @@ using Catch::Contains;
 
 namespace {
 
-TensorDesc desc(Shape s) { return TensorDesc{s, {}}; }
+TensorDesc desc(Shape s) {
+  return TensorDesc{s, {}};
+}
 
 std::vector<TensorDesc> infer(OpType op, std::vector<TensorDesc> in, const OpParams& p = {}) {
   std::vector<const TensorDesc*> ptrs;
@@ -111,13 +113,17 @@ TEST_CASE("matmul multiplies batched matrices", "[registry]") {
 }
 
 TEST_CASE("conv2d infers groups, padding and stride", "[registry]") {
-  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {4, 4, 3, 3}}, conv(1, Padding::same)) == Shape{2, 4, 5, 5});
-  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {8, 4, 3, 3}}, conv(1, Padding::valid)) == Shape{2, 8, 3, 3});
+  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {4, 4, 3, 3}}, conv(1, Padding::same)) ==
+          Shape{2, 4, 5, 5});
+  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {8, 4, 3, 3}}, conv(1, Padding::valid)) ==
+          Shape{2, 8, 3, 3});
   REQUIRE(infer_shape(OpType::conv2d, {{1, 3, 224, 224}, {64, 3, 7, 7}}, conv(2, Padding::same)) ==
           Shape{1, 64, 112, 112});
-  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {4, 4, 1, 3}}, conv(1, Padding::same)) == Shape{2, 4, 5, 5});
+  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {4, 4, 1, 3}}, conv(1, Padding::same)) ==
+          Shape{2, 4, 5, 5});
   // Depthwise and grouped.
-  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {4, 1, 3, 3}}, conv(1, Padding::same)) == Shape{2, 4, 5, 5});
+  REQUIRE(infer_shape(OpType::conv2d, {{2, 4, 5, 5}, {4, 1, 3, 3}}, conv(1, Padding::same)) ==
+          Shape{2, 4, 5, 5});
   REQUIRE(conv_groups({2, 4, 5, 5}, {4, 1, 3, 3}) == 4);
   REQUIRE(infer_shape(OpType::conv2d, {{1, 256, 56, 56}, {256, 8, 3, 3}}, conv(2, Padding::same)) ==
           Shape{1, 256, 28, 28});
@@ -154,11 +160,13 @@ TEST_CASE("enlarge pads a kernel to a larger, centred size", "[registry]") {
 
 TEST_CASE("pooling windows", "[registry]") {
   REQUIRE(infer_shape(OpType::pool_avg, {{2, 4, 5, 5}}, pool(3, 1, Padding::same)) == Shape{2, 4, 5, 5});
-  REQUIRE(infer_shape(OpType::pool_max, {{1, 64, 112, 112}}, pool(3, 2, Padding::same)) == Shape{1, 64, 56, 56});
+  REQUIRE(infer_shape(OpType::pool_max, {{1, 64, 112, 112}}, pool(3, 2, Padding::same)) ==
+          Shape{1, 64, 56, 56});
   REQUIRE(infer_shape(OpType::pool_max, {{1, 64, 9, 9}}, pool(3, 2, Padding::valid)) == Shape{1, 64, 4, 4});
   REQUIRE_THROWS_WITH(infer_shape(OpType::pool_avg, {{2, 4, 5, 5}}, pool(0, 1, Padding::same)),
                       Contains("kernel"));
-  REQUIRE_THROWS_WITH(infer_shape(OpType::pool_max, {{2, 4, 5}}, pool(3, 1, Padding::same)), Contains("rank 4"));
+  REQUIRE_THROWS_WITH(infer_shape(OpType::pool_max, {{2, 4, 5}}, pool(3, 1, Padding::same)),
+                      Contains("rank 4"));
 }
 
 TEST_CASE("concat and split follow TASO's split trees", "[registry]") {
@@ -213,9 +221,11 @@ TEST_CASE("split trees flow through matmul, so fused matmuls can be split (TASO 
 
 TEST_CASE("batchnorm, reshape, softmax, opaque", "[registry]") {
   REQUIRE(infer_shape(OpType::batchnorm, {{1, 8, 4, 4}, {8}, {8}, {8}, {8}}) == Shape{1, 8, 4, 4});
-  REQUIRE_THROWS_WITH(infer_shape(OpType::batchnorm, {{1, 8, 4, 4}, {8}, {8}, {4}, {8}}), Contains("shape 8"));
+  REQUIRE_THROWS_WITH(infer_shape(OpType::batchnorm, {{1, 8, 4, 4}, {8}, {8}, {4}, {8}}),
+                      Contains("shape 8"));
   REQUIRE(infer_shape(OpType::reshape, {{2, 4, 5, 5}}, with_shape({8, 25})) == Shape{8, 25});
-  REQUIRE_THROWS_WITH(infer_shape(OpType::reshape, {{2, 4}}, with_shape({3, 3})), Contains("cannot reshape to 3x3"));
+  REQUIRE_THROWS_WITH(infer_shape(OpType::reshape, {{2, 4}}, with_shape({3, 3})),
+                      Contains("cannot reshape to 3x3"));
   REQUIRE(infer_shape(OpType::softmax, {{64, 64}}, axis(1)) == Shape{64, 64});
   REQUIRE_THROWS_WITH(infer_shape(OpType::softmax, {{64, 64}}, axis(2)), Contains("out of range"));
   REQUIRE(infer_shape(OpType::opaque, {{2, 4}, {3}}, with_shape({7})) == Shape{7});
