@@ -59,7 +59,7 @@ NodeId Graph::add(OpType op, std::span<const TensorRef> inputs, const OpParams& 
 }
 
 void Graph::add_output(TensorRef t) {
-  if (t.node < 0 || t.node >= num_nodes() || t.port >= nodes_[t.node].num_outputs())
+  if (t.node < 0 || t.node >= num_nodes() || t.port < 0 || t.port >= nodes_[t.node].num_outputs())
     throw Error("graph output is not a tensor of the graph");
   outputs_.push_back(t);
 }
@@ -122,61 +122,13 @@ void Graph::remove_unused() {
 }
 
 std::optional<std::vector<NodeId>> Graph::topological_order() const {
-  // Kahn's algorithm, taking ready nodes in id order so the result is stable.
-  std::vector<int> pending(nodes_.size());
-  std::vector<std::vector<NodeId>> users = consumers();
-  std::vector<NodeId> order, ready;
-  order.reserve(nodes_.size());
-  for (NodeId i = num_nodes() - 1; i >= 0; --i) {
-    pending[i] = nodes_[i].num_inputs;
-    if (pending[i] == 0) ready.push_back(i);
-  }
-  while (!ready.empty()) {
-    NodeId n = ready.back();
-    ready.pop_back();
-    order.push_back(n);
-    for (NodeId u : users[n])
-      if (--pending[u] == 0) ready.push_back(u);
-  }
-  if (order.size() != nodes_.size()) return std::nullopt;
-  return order;
+  DependencyOrder d = dependency_order(num_nodes(), [&](int id) { return nodes_[id].inputs(); });
+  if (!d.cycle.empty()) return std::nullopt;
+  return std::move(d.order);
 }
 
 std::vector<NodeId> Graph::find_cycle() const {
-  // Depth-first search with colours; a grey node reached again closes a cycle.
-  enum : char { white, grey, black };
-  std::vector<char> colour(nodes_.size(), white);
-  std::vector<NodeId> path;
-  std::vector<std::pair<NodeId, int>> stack;
-  for (NodeId root = 0; root < num_nodes(); ++root) {
-    if (colour[root] != white) continue;
-    stack.push_back({root, 0});
-    colour[root] = grey;
-    path.push_back(root);
-    while (!stack.empty()) {
-      auto& [n, next] = stack.back();
-      if (next < nodes_[n].num_inputs) {
-        NodeId m = nodes_[n].input_array[next++].node;
-        if (colour[m] == grey) {
-          auto from = std::find(path.begin(), path.end(), m);
-          std::vector<NodeId> cycle(from, path.end());
-          cycle.push_back(m);
-          std::reverse(cycle.begin(), cycle.end());  // producer before consumer
-          return cycle;
-        }
-        if (colour[m] == white) {
-          colour[m] = grey;
-          path.push_back(m);
-          stack.push_back({m, 0});
-        }
-      } else {
-        colour[n] = black;
-        path.pop_back();
-        stack.pop_back();
-      }
-    }
-  }
-  return {};
+  return dependency_order(num_nodes(), [&](int id) { return nodes_[id].inputs(); }).cycle;
 }
 
 void Graph::infer_shapes() {
@@ -196,6 +148,44 @@ std::vector<std::vector<NodeId>> Graph::consumers() const {
   for (NodeId i = 0; i < num_nodes(); ++i)
     for (TensorRef t : nodes_[i].inputs()) users[t.node].push_back(i);
   return users;
+}
+
+DependencyOrder dependency_order(int n, const std::function<std::span<const TensorRef>(int)>& inputs_of) {
+  // Depth-first post-order from each root in turn; an input found still open closes a cycle.
+  enum : char { unseen, open, done };
+  std::vector<char> state(n, unseen);
+  DependencyOrder result;
+  result.order.reserve(n);
+  std::vector<std::pair<int, size_t>> stack;  // item, next input to visit
+  for (int root = 0; root < n; ++root) {
+    if (state[root] != unseen) continue;
+    state[root] = open;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto [item, next] = stack.back();
+      std::span<const TensorRef> inputs = inputs_of(item);
+      if (next == inputs.size()) {
+        state[item] = done;
+        result.order.push_back(item);
+        stack.pop_back();
+        continue;
+      }
+      ++stack.back().second;
+      int m = inputs[next].node;
+      if (state[m] == done) continue;
+      if (state[m] == unseen) {
+        state[m] = open;
+        stack.push_back({m, 0});
+        continue;
+      }
+      // Each stack entry reads the next one: walking back from the top lists producers first.
+      result.cycle.push_back(m);
+      for (size_t k = stack.size(); k-- > 0 && stack[k].first != m;) result.cycle.push_back(stack[k].first);
+      result.cycle.push_back(m);
+      return result;
+    }
+  }
+  return result;
 }
 
 std::string tensor_label(const Graph& g, TensorRef t) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -93,6 +94,16 @@ class Graph {
   // Shared between copies: weight values are immutable once added.
   std::vector<std::shared_ptr<const std::vector<float>>> data_;
 };
+
+// Orders n items so that each comes after the items its inputs name, keeping
+// the given order wherever it already is one (so files keep their order and
+// writing is stable). Iterative, so long chains are fine. On a cycle, `cycle`
+// lists it producers first, with first == last, and `order` is incomplete.
+struct DependencyOrder {
+  std::vector<int> order;
+  std::vector<int> cycle;
+};
+DependencyOrder dependency_order(int n, const std::function<std::span<const TensorRef>(int)>& inputs_of);
 
 // A readable label for a tensor: the node's name (or "#id"), then ":port" if not 0.
 std::string tensor_label(const Graph& g, TensorRef t);

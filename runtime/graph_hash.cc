@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 #include <unordered_map>
 
 #include "runtime/hashing.h"
@@ -14,25 +15,56 @@ bool named_identity(OpType op) {
   return op == OpType::input || op == OpType::weight || op == OpType::opaque;
 }
 
-// Memoised comparison of node computations across two graphs.
+// Memoised comparison of node computations across two graphs. Iterative, so
+// that deep graphs (long chains) do not exhaust the stack.
 class TreeComparer {
  public:
   TreeComparer(const Graph& a, const Graph& b) : a_(a), b_(b) {}
 
   bool same(NodeId x, NodeId y) {
-    uint64_t key = (uint64_t(uint32_t(x)) << 32) | uint32_t(y);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    const Node &n = a_.node(x), &m = b_.node(y);
-    bool eq = n.op == m.op && n.num_inputs == m.num_inputs && params_equal(n.op, n.params, m.params) &&
-              (!named_identity(n.op) || n.name.str() == m.name.str());
-    for (int i = 0; eq && i < n.num_inputs; ++i)
-      eq = n.input_array[i].port == m.input_array[i].port &&
-           same(n.input_array[i].node, m.input_array[i].node);
-    memo_.emplace(key, eq);
-    return eq;
+    std::vector<std::pair<NodeId, NodeId>> stack{{x, y}};
+    while (!stack.empty()) {
+      auto [p, q] = stack.back();
+      if (memo_.count(key(p, q))) {
+        stack.pop_back();
+        continue;
+      }
+      std::optional<bool> verdict = decide(p, q, stack);
+      if (verdict) {
+        memo_.emplace(key(p, q), *verdict);
+        stack.pop_back();
+      }
+    }
+    return memo_.at(key(x, y));
   }
 
  private:
+  static uint64_t key(NodeId x, NodeId y) { return (uint64_t(uint32_t(x)) << 32) | uint32_t(y); }
+
+  // The verdict for (p, q) when every input pair is decided; otherwise pushes
+  // the undecided input pairs and returns nullopt.
+  std::optional<bool> decide(NodeId p, NodeId q, std::vector<std::pair<NodeId, NodeId>>& stack) {
+    const Node &n = a_.node(p), &m = b_.node(q);
+    if (n.op != m.op || n.num_inputs != m.num_inputs || !params_equal(n.op, n.params, m.params) ||
+        (named_identity(n.op) && n.name.str() != m.name.str()))
+      return false;
+    for (int i = 0; i < n.num_inputs; ++i)
+      if (n.input_array[i].port != m.input_array[i].port) return false;
+    bool pending = false;
+    for (int i = 0; i < n.num_inputs; ++i) {
+      auto it = memo_.find(key(n.input_array[i].node, m.input_array[i].node));
+      if (it != memo_.end() && !it->second) return false;
+      pending |= it == memo_.end();
+    }
+    // Push only once the verdict is known to depend on the inputs, so that a
+    // verdict is always for the pair on top of the stack.
+    for (int i = 0; pending && i < n.num_inputs; ++i)
+      if (!memo_.count(key(n.input_array[i].node, m.input_array[i].node)))
+        stack.push_back({n.input_array[i].node, m.input_array[i].node});
+    if (pending) return std::nullopt;
+    return true;
+  }
+
   const Graph &a_, &b_;
   std::unordered_map<uint64_t, bool> memo_;
 };

@@ -50,9 +50,11 @@ namespace superopt {
 // - Nodes may appear in any order; references must not form a cycle.
 // - Unknown fields, unknown parameters and wrong types are errors.
 
-// Thrown errors are superopt::Error with messages such as
-//   f.json: nodes[3] ("conv2"): params.stride: expected an array of 2 positive integers
-//   f.json:12:5: JSON syntax error while parsing object - unexpected '}'; ...
+// Errors are superopt::Error with a one-line message naming the file, the
+// entry and the field, or the line:column where the JSON text goes wrong:
+//   f.json: nodes[3] ("conv2"): params.stride: expected an array of 2 positive integers, got "2"
+//   f.json:12:5: JSON syntax error while parsing object - unexpected '}'; expected string literal
+// Duplicate keys and nesting deeper than 32 levels are errors too.
 Graph read_graph_json(std::string_view text, std::string_view source_name);
 
 // Reads and parses a file; "cannot open FILE: reason" when it cannot be read.
@@ -66,10 +68,14 @@ struct NamedGraph {
 NamedGraph read_named_graph_json(std::string_view text, std::string_view source_name);
 NamedGraph read_named_graph_file(const std::string& path);
 
-// Writes one entry per line, inputs and weights in graph order and nodes in
-// topological order. Unnamed or clashing nodes get generated names ("n<id>").
-// read_graph_json(write_graph_json(g)) is structurally equal to g. Throws
-// Error for a cyclic graph or weight data that JSON cannot hold (NaN, inf).
+// Writes one entry per line: inputs and weights in graph order, nodes in
+// dependency order (graph order where that is one already, so that writing
+// a graph read from a written file gives the same text). Every parameter the
+// operator takes is written; a file's "description" is not kept.
+// Unnamed nodes, and nodes whose name is unusable or taken, get "n<id>".
+// read_graph_json(write_graph_json(g)) is structurally equal to g, with the
+// same names, parameters, weight data (bit for bit) and outputs. Throws Error
+// for a cyclic graph, one without outputs, or weight data JSON cannot hold (NaN, inf).
 std::string write_graph_json(const Graph& g, std::string_view graph_name = {});
 
 }  // namespace superopt

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "runtime/error.h"
@@ -242,7 +243,9 @@ void infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, Tens
     }
     out.splits[p.axis] =
         SplitTree::concat(out.splits[p.axis], static_cast<int32_t>(out.shape[p.axis]), next.splits[p.axis]);
-    out.shape.set(p.axis, out.shape[p.axis] + next.shape[p.axis]);
+    int64_t joined = out.shape[p.axis] + next.shape[p.axis];
+    if (joined > std::numeric_limits<int32_t>::max()) fail(op, in, "result too large along the axis");
+    out.shape.set(p.axis, joined);
   }
 }
 
@@ -317,7 +320,8 @@ bool params_equal(OpType op, const OpParams& a, const OpParams& b) {
          (!info.takes(Param::padding) || a.padding == b.padding) &&
          (!info.takes(Param::activation) || a.activation == b.activation) &&
          (!info.takes(Param::axis) || a.axis == b.axis) &&
-         (!info.takes(Param::epsilon) || a.epsilon == b.epsilon);
+         (!info.takes(Param::epsilon) ||
+          std::bit_cast<uint32_t>(a.epsilon) == std::bit_cast<uint32_t>(b.epsilon));
 }
 
 uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed) {

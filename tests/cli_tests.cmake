@@ -1,1 +1,112 @@
 # End-to-end tests of the superopt command line (graph check/run on good and malformed files).
+# Exit codes and stderr are checked by expect_exit.sh; PASS_REGULAR_EXPRESSION alone would
+# ignore the exit code, so every test runs through it and fails on its FAIL line.
+set(superopt_expect sh ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh)
+set(superopt_bin $<TARGET_FILE:superopt>)
+
+# superopt_cli_test(NAME CODE STDERR_REGEX [STDOUT_REGEX] [ONE_LINE] COMMAND ARGS...)
+function(superopt_cli_test name code stderr_regex)
+  cmake_parse_arguments(arg "ONE_LINE" "STDOUT" "COMMAND" ${ARGN})
+  set(flags)
+  if(arg_ONE_LINE)
+    set(flags --one-line)
+  endif()
+  add_test(NAME cli_${name} COMMAND ${superopt_expect} ${flags} ${code} "${stderr_regex}" -- ${arg_COMMAND})
+  set_tests_properties(cli_${name} PROPERTIES FAIL_REGULAR_EXPRESSION "expect_exit: FAIL")
+  if(arg_STDOUT)
+    set_tests_properties(cli_${name} PROPERTIES PASS_REGULAR_EXPRESSION "${arg_STDOUT}")
+  endif()
+endfunction()
+
+# Every bundled example checks and runs.
+file(GLOB superopt_examples CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/data/graphs/*.json)
+foreach(example ${superopt_examples})
+  get_filename_component(name ${example} NAME_WE)
+  superopt_cli_test(graph_check_${name} 0 "" STDOUT "hash: +[0-9a-f]+\n"
+                    COMMAND ${superopt_bin} graph check ${example})
+  superopt_cli_test(graph_check_json_${name} 0 "" STDOUT "\"hash\": \"[0-9a-f]+\""
+                    COMMAND ${superopt_bin} graph check --json ${example})
+  superopt_cli_test(graph_run_${name} 0 "" STDOUT "total checksum: -?[0-9]"
+                    COMMAND ${superopt_bin} graph run ${example} --seed 3)
+endforeach()
+
+# A graph whose values are all given has a known checksum (see data/graphs/README.md).
+superopt_cli_test(graph_run_known_values 0 "" STDOUT "m +2x2 +134 +33\\.5 +392\n.*total checksum: 452\n"
+                  COMMAND ${superopt_bin} graph run ${CMAKE_CURRENT_SOURCE_DIR}/data/known_values.json)
+
+# The same file and seed give the same digits.
+add_test(NAME cli_graph_run_deterministic
+         COMMAND sh -c "\"$0\" graph run \"$1\" > run1.txt && \"$0\" graph run \"$1\" > run2.txt && cmp run1.txt run2.txt"
+                 ${superopt_bin} ${PROJECT_SOURCE_DIR}/data/graphs/concat_split.json)
+
+# Each malformed file exits 2 with one line naming the file and its problem
+# (regexes for grep -E, after the file name; no semicolons, which CMake reads as
+# list separators).
+set(superopt_malformed
+  axis_out_of_range     "params\\.axis: axis -3 is out of range"
+  bad_padding           "params\\.padding: expected \"same\" or \"valid\""
+  bad_port              "bad output port in 'c:1': 'c' \\(conv2d\\) has 1 output"
+  bad_port_syntax       "outputs\\[0\\]: bad output port in 'c:first'"
+  bad_shape             "shape: expected an array of at most 6 positive integers"
+  cycle                 "cycle: a -> b -> a"
+  dangling_reference    "nodes\\[1\\] \\(\"add\"\\): inputs\\[1\\]: no tensor named 'w9'"
+  duplicate_key         "nodes\\[0\\]\\.params: duplicate key 'stride'"
+  duplicate_name        "duplicate name 'x'"
+  empty                 ":1:1: JSON syntax error"
+  empty_outputs         "outputs: expected a non-empty array"
+  input_as_node         "'input' entries belong in the top-level \"inputs\" array"
+  missing_outputs       "missing field 'outputs'"
+  missing_param         "concat requires parameter 'axis'"
+  not_an_object         "expected a JSON object at the top level"
+  shape_mismatch        "nodes\\[2\\] \\(\"mm\"\\): matmul: inner dimensions differ \\(inputs 2x4, 3x4\\)"
+  split_without_concat  "split: no concatenation on axis 1 to undo"
+  syntax_error          ":4:10: JSON syntax error"
+  truncated             ":11:19: JSON syntax error .*unexpected end of input"
+  unknown_field         "unknown field 'param'"
+  unknown_operator      "unknown operator 'conv3d'"
+  unknown_param         "params\\.dilation: conv2d takes no parameter 'dilation'"
+  weight_data_length    "data: 3 values for shape 2x2 \\(4 elements\\)"
+  wrong_arity           "relu takes 1 input, got 2"
+  wrong_format          "format: expected \"superopt-graph\""
+  wrong_version         "version: this superopt reads version 1 only, got 2"
+  wrong_param_type      "params\\.stride: expected an array of 2 positive integers"
+)
+file(GLOB superopt_malformed_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/*.json)
+foreach(file ${superopt_malformed_files})
+  get_filename_component(name ${file} NAME_WE)
+  list(FIND superopt_malformed ${name} index)
+  if(index EQUAL -1)
+    message(SEND_ERROR "tests/data/malformed/${name}.json has no expected message in cli_tests.cmake")
+    continue()
+  endif()
+  math(EXPR index "${index} + 1")
+  list(GET superopt_malformed ${index} message)
+  superopt_cli_test(graph_check_malformed_${name} 2 "^superopt: .*/${name}\\.json.*${message}" ONE_LINE
+                    COMMAND ${superopt_bin} graph check ${file})
+endforeach()
+
+# Usage errors exit 2 with a message; help exits 0.
+set(superopt_example ${PROJECT_SOURCE_DIR}/data/graphs/resnet_bottleneck.json)
+superopt_cli_test(graph_unknown_flag 2 "unknown command '--frobnicate'" ONE_LINE
+                  COMMAND ${superopt_bin} graph --frobnicate)
+superopt_cli_test(graph_check_unknown_flag 2 "unrecogni[sz]ed option '--frobnicate'" ONE_LINE
+                  COMMAND ${superopt_bin} graph check ${superopt_example} --frobnicate)
+superopt_cli_test(graph_check_no_file 2 "missing FILE" ONE_LINE COMMAND ${superopt_bin} graph check)
+superopt_cli_test(graph_check_two_files 2 "too many positional options" ONE_LINE
+                  COMMAND ${superopt_bin} graph check ${superopt_example} ${superopt_example})
+superopt_cli_test(graph_check_missing_file 2 "cannot open /nonexistent/graph\\.json: No such file or directory"
+                  ONE_LINE COMMAND ${superopt_bin} graph check /nonexistent/graph.json)
+superopt_cli_test(graph_run_missing_file 2 "cannot open /nonexistent/graph\\.json" ONE_LINE
+                  COMMAND ${superopt_bin} graph run /nonexistent/graph.json)
+superopt_cli_test(graph_run_bad_seed 2 "seed" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${superopt_example} --seed many)
+superopt_cli_test(graph_run_malformed 2 "cycle: a -> b -> a" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/cycle.json)
+superopt_cli_test(graph_no_subcommand 2 "usage: superopt graph" COMMAND ${superopt_bin} graph)
+superopt_cli_test(unknown_command 2 "unknown command 'nosuchcommand'" ONE_LINE
+                  COMMAND ${superopt_bin} nosuchcommand)
+superopt_cli_test(help 0 "" STDOUT "usage: superopt COMMAND" COMMAND ${superopt_bin} --help)
+superopt_cli_test(graph_help 0 "" STDOUT "check.*validate" COMMAND ${superopt_bin} graph --help)
+superopt_cli_test(graph_check_help 0 "" STDOUT "usage: superopt graph check FILE"
+                  COMMAND ${superopt_bin} graph check --help)
+superopt_cli_test(graph_run_help 0 "" STDOUT "--seed" COMMAND ${superopt_bin} graph run --help)

@@ -190,3 +190,18 @@ TEST_CASE("editing: replace uses, re-infer shapes, remove unused nodes", "[graph
   h.set_input(t, 1, {b, 0});
   REQUIRE_THROWS_WITH(h.infer_shapes(), Contains("inner dimensions differ (inputs 3x4, 3x4)"));
 }
+
+TEST_CASE("deep graphs hash and compare without recursion", "[graph][hash]") {
+  // A chain deep enough to overflow the stack of a recursive comparison.
+  auto chain = [](int length) {
+    Graph g;
+    NodeId last = g.add_input("x", {2});
+    for (int i = 0; i < length; ++i) last = g.add(i % 2 ? OpType::relu : OpType::tanh, {{last, 0}});
+    g.add_output({last, 0});
+    return g;
+  };
+  Graph a = chain(250000), b = chain(250000);
+  REQUIRE(canonical_hash(a) == canonical_hash(b));
+  REQUIRE(structurally_equal(a, b));
+  REQUIRE_FALSE(structurally_equal(a, chain(249999)));
+}
