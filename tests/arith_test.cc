@@ -13,8 +13,10 @@
 #include "runtime/graph.h"
 #include "runtime/hashing.h"
 #include "runtime/kernels.h"
+#include "tests/op_params.h"
 
 using namespace superopt;
+using namespace superopt::test;
 
 namespace {
 
@@ -72,23 +74,6 @@ void check_op_agrees(OpType op, const OpParams& p, std::vector<Shape> shapes, in
   }
   INFO(op_name(op));
   check_agree(run(kMod, op, p, mod_in)[0], run(kReal, op, p, real_in)[0], scale);
-}
-
-OpParams conv(int stride, Padding pad) {
-  OpParams p;
-  p.stride_h = p.stride_w = stride;
-  p.padding = pad;
-  return p;
-}
-OpParams pool(int k, int stride, Padding pad) {
-  OpParams p = conv(stride, pad);
-  p.kernel_h = p.kernel_w = k;
-  return p;
-}
-OpParams axis(int a) {
-  OpParams p;
-  p.axis = a;
-  return p;
 }
 
 // Dyadic values, exact both as doubles and as Z3 decimals.

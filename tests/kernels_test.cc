@@ -11,8 +11,10 @@
 #include "runtime/evaluator.h"
 #include "runtime/graph.h"
 #include "runtime/kernels.h"
+#include "tests/op_params.h"
 
 using namespace superopt;
+using namespace superopt::test;
 using Catch::Matchers::Approx;
 using Catch::Matchers::Contains;
 
@@ -44,25 +46,6 @@ T random_tensor(const Shape& s, uint64_t seed) {
   T t(s, 0.0);
   for (double& v : t.data) v = kReal.random(rng);
   return t;
-}
-
-OpParams conv(int stride, Padding pad, Activation act = Activation::none) {
-  OpParams p;
-  p.stride_h = p.stride_w = stride;
-  p.padding = pad;
-  p.activation = act;
-  return p;
-}
-OpParams window(int kh, int kw, int stride, Padding pad) {
-  OpParams p = conv(stride, pad);
-  p.kernel_h = kh;
-  p.kernel_w = kw;
-  return p;
-}
-OpParams axis(int a) {
-  OpParams p;
-  p.axis = a;
-  return p;
 }
 
 }  // namespace
@@ -160,20 +143,20 @@ TEST_CASE("pool_avg counts SAME padding as zeros, divides by the window", "[kern
   T x = iota({1, 1, 3, 3});
   std::vector<double> sums = {12, 21, 16, 27, 45, 33, 24, 39, 28};
   for (double& s : sums) s /= 9;
-  check(run1(OpType::pool_avg, window(3, 3, 1, Padding::same), {&x}), {1, 1, 3, 3}, sums);
-  check(run1(OpType::pool_avg, window(2, 2, 2, Padding::same), {&x}), {1, 1, 2, 2}, {3, 2.25, 3.75, 2.25});
-  check(run1(OpType::pool_avg, window(2, 2, 1, Padding::valid), {&x}), {1, 1, 2, 2}, {3, 4, 6, 7});
+  check(run1(OpType::pool_avg, pool_window(3, 3, 1, Padding::same), {&x}), {1, 1, 3, 3}, sums);
+  check(run1(OpType::pool_avg, pool_window(2, 2, 2, Padding::same), {&x}), {1, 1, 2, 2}, {3, 2.25, 3.75, 2.25});
+  check(run1(OpType::pool_avg, pool_window(2, 2, 1, Padding::valid), {&x}), {1, 1, 2, 2}, {3, 4, 6, 7});
 }
 
 TEST_CASE("pool_max ignores SAME padding", "[kernels]") {
   T neg = iota({1, 1, 3, 3}, 0);
   for (double& v : neg.data) v = -(v + 1);  // all negative: a padded zero would win
-  check(run1(OpType::pool_max, window(3, 3, 1, Padding::same), {&neg}), {1, 1, 3, 3},
+  check(run1(OpType::pool_max, pool_window(3, 3, 1, Padding::same), {&neg}), {1, 1, 3, 3},
         {-1, -1, -2, -1, -1, -2, -4, -4, -5});
   T x = iota({1, 1, 3, 3});
-  check(run1(OpType::pool_max, window(2, 2, 2, Padding::same), {&x}), {1, 1, 2, 2}, {5, 6, 8, 9});
+  check(run1(OpType::pool_max, pool_window(2, 2, 2, Padding::same), {&x}), {1, 1, 2, 2}, {5, 6, 8, 9});
   T two = iota({1, 2, 2, 2});
-  check(run1(OpType::pool_max, window(2, 2, 2, Padding::valid), {&two}), {1, 2, 1, 1}, {4, 8});
+  check(run1(OpType::pool_max, pool_window(2, 2, 2, Padding::valid), {&two}), {1, 2, 1, 1}, {4, 8});
 }
 
 TEST_CASE("concat joins two or three inputs on any axis", "[kernels]") {
@@ -260,7 +243,7 @@ TEST_CASE("pool_avg equals depthwise conv2d with C_pool", "[kernels]") {
   for (int stride : {1, 2})
     for (Padding pad : {Padding::same, Padding::valid}) {
       T w = make_constant(kReal, OpType::c_pool, {3, 1, 3, 2});
-      T pooled = run1(OpType::pool_avg, window(3, 2, stride, pad), {&x});
+      T pooled = run1(OpType::pool_avg, pool_window(3, 2, stride, pad), {&x});
       check(run1(OpType::conv2d, conv(stride, pad), {&x, &w}), pooled.shape, pooled.data);
     }
 }

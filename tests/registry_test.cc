@@ -5,8 +5,10 @@
 
 #include "runtime/error.h"
 #include "runtime/operator_registry.h"
+#include "tests/op_params.h"
 
 using namespace superopt;
+using namespace superopt::test;
 using Catch::Contains;
 
 namespace {
@@ -27,29 +29,6 @@ Shape infer_shape(OpType op, std::vector<Shape> in, const OpParams& p = {}) {
   std::vector<TensorDesc> d;
   for (const Shape& s : in) d.push_back(desc(s));
   return infer(op, d, p)[0].shape;
-}
-
-OpParams with_shape(Shape s) {
-  OpParams p;
-  p.shape = s;
-  return p;
-}
-OpParams conv(int stride, Padding pad, Activation act = Activation::none) {
-  OpParams p;
-  p.stride_h = p.stride_w = stride;
-  p.padding = pad;
-  p.activation = act;
-  return p;
-}
-OpParams pool(int k, int stride, Padding pad) {
-  OpParams p = conv(stride, pad);
-  p.kernel_h = p.kernel_w = k;
-  return p;
-}
-OpParams axis(int a) {
-  OpParams p;
-  p.axis = a;
-  return p;
 }
 
 }  // namespace
