@@ -245,3 +245,14 @@ TEST_CASE("parameters compare and hash only where the operator takes them", "[re
   REQUIRE(params_str(OpType::conv2d, conv(2, Padding::valid, Activation::relu)) ==
           "stride=2x2 padding=valid activation=relu");
 }
+
+TEST_CASE("every operator rejects a wrong number of inputs", "[registry]") {
+  for (int i = 0; i < kNumOpTypes; ++i) {
+    OpType op = static_cast<OpType>(i);
+    const OpInfo& info = op_info(op);
+    if (info.max_inputs == kMaxInputs) continue;  // concat and opaque take any number up to the limit
+    std::vector<TensorDesc> too_many(info.max_inputs + 1, desc({2, 2}));
+    INFO(op_name(op));
+    REQUIRE_THROWS_WITH(infer(op, too_many), Contains(std::string(op_name(op)) + ": takes"));
+  }
+}
