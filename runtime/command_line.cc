@@ -32,7 +32,7 @@ int dispatch(std::string_view program, std::span<const Subcommand> subs,
 
 std::optional<po::variables_map> parse(std::string_view usage, const po::options_description& options,
                                        const po::positional_options_description& positional,
-                                       const std::vector<std::string>& args) {
+                                       const std::vector<std::string>& args, bool print_help) {
   po::options_description all;
   all.add(options);
   all.add_options()("help,h", "show this help");
@@ -40,7 +40,7 @@ std::optional<po::variables_map> parse(std::string_view usage, const po::options
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     if (vm.count("help")) {
-      std::cout << "usage: " << usage << "\n\n" << all;
+      if (print_help) std::cout << "usage: " << usage << "\n\n" << all;
       return std::nullopt;
     }
     po::notify(vm);

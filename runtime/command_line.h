@@ -32,11 +32,11 @@ int dispatch(std::string_view program, std::span<const Subcommand> subs,
              const std::vector<std::string>& args);
 
 // Parses options and positional arguments. Returns nullopt after printing the
-// help when --help was given. Throws Error for unknown or malformed options and
-// missing required ones.
+// help (unless print_help is false: MPI ranks other than 0) when --help was
+// given. Throws Error for unknown or malformed options and missing required ones.
 std::optional<po::variables_map> parse(std::string_view usage, const po::options_description& options,
                                        const po::positional_options_description& positional,
-                                       const std::vector<std::string>& args);
+                                       const std::vector<std::string>& args, bool print_help = true);
 
 // Runs a whole program: catches Error and option errors and prints them as
 // "program: message" with exit 2, so nothing escapes as a crash.

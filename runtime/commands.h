@@ -9,6 +9,9 @@ namespace superopt {
 // `superopt graph check|run FILE`: validate a graph file, or execute it on the CPU reference.
 int graph_command(const std::vector<std::string>& args);
 
+// `superopt db info|show FILE`: inspect a rule database.
+int db_command(const std::vector<std::string>& args);
+
 // `superopt version`: versions of superopt and its libraries, and the CUDA devices.
 int version_command(const std::vector<std::string>& args);
 

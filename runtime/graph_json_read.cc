@@ -7,6 +7,7 @@
 #include "runtime/error.h"
 #include "runtime/graph_json.h"
 #include "runtime/json_text.h"
+#include "runtime/op_params_json.h"
 
 namespace superopt {
 namespace {
@@ -79,86 +80,6 @@ Entry read_source(const Json& v, std::string_view array, size_t i, const std::st
   return e;
 }
 
-void read_param(Param p, const Json& v, Entry& e) {
-  const Where& w = e.where;
-  std::string field = "params." + std::string(param_name(p));
-  OpParams& out = e.params;
-  switch (p) {
-    case Param::shape:
-      out.shape = read_shape(v, field, w);
-      return;
-    case Param::perm:
-      if (!v.is_array() || v.size() > kMaxRank)
-        w.fail(field, "expected an array of at most 6 dimensions" + got(v));
-      for (size_t i = 0; i < v.size(); ++i) {
-        std::optional<int64_t> d = as_int(v[i]);
-        if (!d || *d < 0 || *d >= kMaxRank) w.fail(field, "expected dimensions from 0 to 5" + got(v));
-        out.perm[i] = static_cast<int8_t>(*d);
-      }
-      return;
-    case Param::kernel:
-      std::tie(out.kernel_h, out.kernel_w) = read_pair(v, field, w);
-      return;
-    case Param::stride:
-      std::tie(out.stride_h, out.stride_w) = read_pair(v, field, w);
-      return;
-    case Param::padding: {
-      const std::string& s = need_string(v, field, w);
-      if (s != "same" && s != "valid") w.fail(field, "expected \"same\" or \"valid\"" + got(v));
-      out.padding = s == "same" ? Padding::same : Padding::valid;
-      return;
-    }
-    case Param::activation: {
-      const std::string& s = need_string(v, field, w);
-      if (s != "none" && s != "relu") w.fail(field, "expected \"none\" or \"relu\"" + got(v));
-      out.activation = s == "none" ? Activation::none : Activation::relu;
-      return;
-    }
-    case Param::axis:
-      e.axis = as_int(v);
-      if (!e.axis || *e.axis < -kMaxRank || *e.axis >= kMaxRank)
-        w.fail(field, "expected an integer from -6 to 5" + got(v));
-      return;
-    case Param::epsilon: {
-      std::optional<float> f = as_float(v);
-      if (!f || !(*f > 0)) w.fail(field, "expected a positive number" + got(v));
-      out.epsilon = *f;
-      return;
-    }
-  }
-}
-
-std::string takes_list(const OpInfo& info) {
-  std::string list;
-  for (int i = 0; i < kNumParams; ++i)
-    if (info.takes(Param(i))) list += (list.empty() ? "" : ", ") + std::string(param_name(Param(i)));
-  return list.empty() ? "it takes none" : "it takes " + list;
-}
-
-void read_params(const Json* v, Entry& e) {
-  const OpInfo& info = op_info(e.op);
-  if (v && !v->is_object()) e.where.fail("params", "expected an object" + got(*v));
-  if (v) {
-    for (const auto& [key, value] : v->items()) {
-      std::optional<Param> p;
-      for (int i = 0; i < kNumParams; ++i)
-        if (param_name(Param(i)) == key && info.takes(Param(i))) p = Param(i);
-      if (!p)
-        e.where.fail("params." + key,
-                     std::string(info.name) + " takes no parameter '" + key + "' (" + takes_list(info) + ")");
-      read_param(*p, value, e);
-    }
-  }
-  auto require = [&](Param p, bool required) {
-    if (required && !(v && find_field(*v, param_name(p))))
-      e.where.fail("params",
-                   std::string(info.name) + " requires parameter '" + std::string(param_name(p)) + "'");
-  };
-  require(Param::shape, info.takes(Param::shape));
-  require(Param::kernel, info.takes(Param::kernel));
-  require(Param::axis, e.op == OpType::concat || e.op == OpType::split);
-}
-
 std::string known_operators() {
   std::string list;
   for (int i = 0; i < kNumOpTypes; ++i)
@@ -195,7 +116,9 @@ Entry read_node(const Json& v, size_t i, const std::string& file) {
     e.where.fail("op", "'" + op + "' entries belong in the top-level \"" + op + "s\" array");
   e.op = *type;
   read_node_inputs(find_field(v, "inputs"), e);
-  read_params(find_field(v, "params"), e);
+  ParsedParams parsed = read_op_params(e.op, find_field(v, "params"), e.where);
+  e.params = parsed.params;
+  e.axis = parsed.axis;
   return e;
 }
 

@@ -6,34 +6,12 @@
 
 #include "runtime/graph_json.h"
 #include "runtime/json_text.h"
+#include "runtime/op_params_json.h"
 
 namespace superopt {
 namespace {
 
 using namespace json;
-
-Json shape_json(const Shape& s) {
-  Json dims = Json::array();
-  for (int i = 0; i < s.rank(); ++i) dims.push_back(s[i]);
-  return dims;
-}
-
-Json params_json(OpType op, const OpParams& p) {
-  const OpInfo& info = op_info(op);
-  Json j = Json::object();
-  if (info.takes(Param::shape)) j["shape"] = shape_json(p.shape);
-  if (info.takes(Param::perm) && p.perm[0] >= 0) {
-    j["perm"] = Json::array();
-    for (int i = 0; i < kMaxRank && p.perm[i] >= 0; ++i) j["perm"].push_back(p.perm[i]);
-  }
-  if (info.takes(Param::kernel)) j["kernel"] = {p.kernel_h, p.kernel_w};
-  if (info.takes(Param::stride)) j["stride"] = {p.stride_h, p.stride_w};
-  if (info.takes(Param::padding)) j["padding"] = padding_name(p.padding);
-  if (info.takes(Param::activation)) j["activation"] = activation_name(p.activation);
-  if (info.takes(Param::axis)) j["axis"] = p.axis;
-  if (info.takes(Param::epsilon)) j["epsilon"] = float_json(p.epsilon);
-  return j;
-}
 
 // Each node's name in the file: its own when usable and not taken by an
 // earlier node, otherwise a fresh "n<id>".
@@ -80,7 +58,7 @@ Json node_json(const Graph& g, NodeId id, const std::vector<std::string>& names)
     j["inputs"] = Json::array();
     for (TensorRef t : n.inputs()) j["inputs"].push_back(ref_str(t, names));
   }
-  if (Json params = params_json(n.op, n.params); !params.empty()) j["params"] = std::move(params);
+  if (Json params = op_params_json(n.op, n.params); !params.empty()) j["params"] = std::move(params);
   return j;
 }
 

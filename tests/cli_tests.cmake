@@ -110,3 +110,61 @@ superopt_cli_test(graph_help 0 "" STDOUT "check.*validate" COMMAND ${superopt_bi
 superopt_cli_test(graph_check_help 0 "" STDOUT "usage: superopt graph check FILE"
                   COMMAND ${superopt_bin} graph check --help)
 superopt_cli_test(graph_run_help 0 "" STDOUT "--seed" COMMAND ${superopt_bin} graph run --help)
+
+# The rule database and `superopt db`: make_rule_fixture writes a small database
+# (tests/rule_fixture.h) before the tests that read it (a CTest fixture, not test order).
+add_executable(make_rule_fixture make_rule_fixture.cc)
+target_link_libraries(make_rule_fixture PRIVATE superopt_runtime)
+set(superopt_rules ${CMAKE_CURRENT_BINARY_DIR}/fixture_rules.h5)
+add_test(NAME db_make_fixture COMMAND make_rule_fixture ${superopt_rules})
+set_tests_properties(db_make_fixture PROPERTIES FIXTURES_SETUP rule_db)
+
+# superopt_db_test(NAME CODE STDERR_REGEX [STDOUT REGEX] [ONE_LINE] COMMAND ARGS...), reading the fixture.
+function(superopt_db_test name code stderr_regex)
+  superopt_cli_test(${name} ${code} "${stderr_regex}" ${ARGN})
+  set_tests_properties(cli_${name} PROPERTIES FIXTURES_REQUIRED rule_db)
+endfunction()
+
+superopt_db_test(db_info 0 "" STDOUT "rules: +4\n.*candidates +10\n.*verified +1\n.*matmul +2\n.*source operators \\+ target operators"
+                 COMMAND ${superopt_bin} db info ${superopt_rules})
+superopt_db_test(db_info_json 0 "" STDOUT "\"format_version\": 1,.*\"rules\": 4,.*\"refuted\": 1"
+                 COMMAND ${superopt_bin} db info ${superopt_rules} --json)
+superopt_db_test(db_show 0 "" STDOUT "status: +verified\n.*m1 = matmul\\(x, w1\\) -> 4x16\n.*output 0: source m2 = target m\n"
+                 COMMAND ${superopt_bin} db show ${superopt_rules} --rule 0)
+superopt_db_test(db_show_split 0 "" STDOUT "sp = split\\(y\\) axis=1 -> 4x16, 4x16\n.*output 1: source y2 = target sp:1\n"
+                 COMMAND ${superopt_bin} db show ${superopt_rules} --rule 1)
+superopt_db_test(db_show_json 0 "" STDOUT "\"status\": \"refuted\",.*\"format\": \"superopt-graph\""
+                 COMMAND ${superopt_bin} db show ${superopt_rules} --rule 2 --json)
+superopt_db_test(db_show_out_of_range 2 "--rule 99: out of range, .*fixture_rules\\.h5 has 4 rules \\(0 to 3\\)"
+                 ONE_LINE COMMAND ${superopt_bin} db show ${superopt_rules} --rule 99)
+superopt_db_test(db_show_negative_rule 2 "--rule: expected a rule index" ONE_LINE
+                 COMMAND ${superopt_bin} db show ${superopt_rules} --rule -1)
+superopt_db_test(db_show_no_rule 2 "missing --rule K" ONE_LINE COMMAND ${superopt_bin} db show ${superopt_rules})
+superopt_db_test(db_info_unknown_flag 2 "unrecogni[sz]ed option '--frobnicate'" ONE_LINE
+                 COMMAND ${superopt_bin} db info ${superopt_rules} --frobnicate)
+superopt_cli_test(db_info_missing_file 2 "cannot open /nonexistent/rules\\.h5: No such file or directory" ONE_LINE
+                  COMMAND ${superopt_bin} db info /nonexistent/rules.h5)
+superopt_cli_test(db_info_text_file 2 "known_values\\.json: not an HDF5 file" ONE_LINE
+                  COMMAND ${superopt_bin} db info ${CMAKE_CURRENT_SOURCE_DIR}/data/known_values.json)
+superopt_cli_test(db_info_no_file 2 "missing FILE" ONE_LINE COMMAND ${superopt_bin} db info)
+superopt_cli_test(db_no_subcommand 2 "usage: superopt db" COMMAND ${superopt_bin} db)
+superopt_cli_test(db_help 0 "" STDOUT "info.*\n.*show" COMMAND ${superopt_bin} db --help)
+superopt_cli_test(db_info_help 0 "" STDOUT "usage: superopt db info FILE" COMMAND ${superopt_bin} db info --help)
+superopt_cli_test(db_show_help 0 "" STDOUT "--rule" COMMAND ${superopt_bin} db show --help)
+
+# Other tools read the file: h5py (the format attribute, a rule graph as JSON) and h5dump.
+add_test(NAME db_h5py_reads_fixture
+         COMMAND /usr/bin/python3 -c [=[
+import h5py, json, sys
+f = h5py.File(sys.argv[1], "r")
+assert f.attrs["format"] == "superopt-rules", f.attrs["format"]
+assert f.attrs["format_version"] == 1
+source = f["rules/source"][0]
+graph = json.loads(source.decode() if isinstance(source, bytes) else source)
+assert graph["format"] == "superopt-graph", graph
+assert len(f["rules/status"]) == 4 and len(f["stages/name"]) == 3
+print("h5py: ok")
+]=] ${superopt_rules})
+set_tests_properties(db_h5py_reads_fixture PROPERTIES FIXTURES_REQUIRED rule_db PASS_REGULAR_EXPRESSION "h5py: ok")
+add_test(NAME db_h5dump_reads_fixture COMMAND h5dump -H ${superopt_rules})
+set_tests_properties(db_h5dump_reads_fixture PROPERTIES FIXTURES_REQUIRED rule_db)
