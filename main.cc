@@ -2,13 +2,16 @@
 #include <string>
 #include <vector>
 
+#include "enum/enumerate.h"
 #include "runtime/command_line.h"
 #include "runtime/commands.h"
 
 int main(int argc, char** argv) {
   using namespace superopt;
   const cli::Subcommand subcommands[] = {
+      {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
       {"graph", "check or run a graph file (JSON)", graph_command},
+      {"db", "inspect a rule database (info, show)", db_command},
       {"version", "versions of superopt, its libraries and the CUDA devices", version_command},
   };
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -1,0 +1,98 @@
+// Confirming fingerprint classes and mapping outputs between their members.
+#include "enum/candidates.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "enum/generator.h"
+#include "runtime/arith.h"
+#include "runtime/evaluator.h"
+#include "runtime/hashing.h"
+
+namespace superopt {
+namespace {
+
+constexpr double kFloatTolerance = 1e-5;  // TASO's threshold, relative to the magnitude
+
+// One member evaluated twice: exactly on fresh inputs, and in double.
+struct Evaluated {
+  const GraphCode* code;
+  std::vector<int> outputs;  // tensor ids, in code_outputs order
+  std::vector<uint64_t> hashes;
+  std::vector<Tensor<double>> reals;
+};
+
+bool close(const Tensor<double>& a, const Tensor<double>& b) {
+  if (!(a.shape == b.shape)) return false;
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    double scale = std::max({1.0, std::abs(a.data[i]), std::abs(b.data[i])});
+    if (!(std::abs(a.data[i] - b.data[i]) <= kFloatTolerance * scale)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool code_less(const GraphCode& a, const GraphCode& b) {
+  if (a.ops.size() != b.ops.size()) return a.ops.size() < b.ops.size();
+  std::string x, y;
+  a.append_bytes(x);
+  b.append_bytes(y);
+  return x < y;
+}
+
+CandidatePairing::CandidatePairing(const Opset& opset, uint64_t seed) : opset_(opset), seed_(seed) {}
+
+void CandidatePairing::pair(uint64_t fingerprint, const std::vector<GraphCode>& members,
+                            std::vector<CandidateRule>& out) {
+  if (members.size() < 2) return;
+  ++counts_.classes;
+  // Seeds unrelated to the fingerprint's, so the second test is independent.
+  ModArith mod;
+  RealArith<double> real(/*relu_as_polynomial=*/true);
+  auto exact_inputs = random_sources(mod, hash_combine(seed_, 0x5ec0d));
+  auto real_inputs = random_sources(real, hash_combine(seed_, 0xf10a7));
+
+  std::vector<Evaluated> evaluated;
+  for (const GraphCode& code : members) {
+    Evaluated e{&code, code_outputs(code, opset_), {}, {}};
+    Graph g = code_to_graph(code, opset_);
+    for (const Tensor<uint64_t>& t : evaluate(g, mod, exact_inputs))
+      e.hashes.push_back(tensor_hash(t.shape, t.data));
+    e.reals = evaluate(g, real, real_inputs);
+    evaluated.push_back(std::move(e));
+  }
+  // Members agreeing on the second evaluation, in canonical order.
+  std::map<uint64_t, std::vector<const Evaluated*>> groups;
+  for (const Evaluated& e : evaluated) groups[combine_output_hashes(e.hashes)].push_back(&e);
+  counts_.split_by_second_eval += static_cast<int64_t>(groups.size()) - 1;
+  for (auto& [key, group] : groups) {
+    const Evaluated& target = *group.front();
+    for (size_t m = 1; m < group.size(); ++m) {
+      const Evaluated& source = *group[m];
+      CandidateRule rule{fingerprint, *source.code, *target.code, {}, target.outputs};
+      std::vector<char> taken(source.outputs.size(), 0);
+      bool ok = source.outputs.size() == target.outputs.size();
+      for (size_t k = 0; ok && k < target.outputs.size(); ++k) {
+        size_t match = 0;
+        while (match < source.outputs.size() && (taken[match] || source.hashes[match] != target.hashes[k] ||
+                                                 !close(source.reals[match], target.reals[k])))
+          ++match;
+        ok = match < source.outputs.size();
+        if (ok) {
+          taken[match] = 1;
+          rule.source_outputs.push_back(source.outputs[match]);
+        }
+      }
+      if (!ok) {
+        ++counts_.failed_float_test;
+        continue;
+      }
+      ++counts_.candidates;
+      out.push_back(std::move(rule));
+    }
+  }
+}
+
+}  // namespace superopt

@@ -1,0 +1,50 @@
+// Candidate rules from fingerprint classes: each member is confirmed against
+// the class representative by a second modular evaluation on other inputs and
+// a floating-point test, and its outputs are mapped onto the representative's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "enum/graph_code.h"
+#include "enum/opset.h"
+
+namespace superopt {
+
+// source.outputs[k] computes the same tensor as target.outputs[k] (tensor ids).
+struct CandidateRule {
+  uint64_t fingerprint = 0;
+  GraphCode source;
+  GraphCode target;
+  std::vector<int> source_outputs;
+  std::vector<int> target_outputs;
+};
+
+struct PairingCounts {
+  int64_t classes = 0;               // fingerprint classes with two or more graphs
+  int64_t candidates = 0;            // confirmed pairs
+  int64_t split_by_second_eval = 0;  // members whose second evaluation differed
+  int64_t failed_float_test = 0;     // members equal in modular but not in floating-point arithmetic
+};
+
+class CandidatePairing {
+ public:
+  CandidatePairing(const Opset& opset, uint64_t seed);
+
+  // `members` share `fingerprint` and are in canonical order (code_less). Each
+  // group that also agrees on the second evaluation pairs its first member
+  // (the target) with every other member that passes the float test.
+  void pair(uint64_t fingerprint, const std::vector<GraphCode>& members, std::vector<CandidateRule>& out);
+
+  const PairingCounts& counts() const { return counts_; }
+
+ private:
+  const Opset& opset_;
+  uint64_t seed_;
+  PairingCounts counts_;
+};
+
+// The canonical order of codes within a class: fewer operators first, then bytes.
+bool code_less(const GraphCode& a, const GraphCode& b);
+
+}  // namespace superopt

@@ -1,0 +1,253 @@
+// The distributed generation pipeline: enumerate work units, shard records by
+// fingerprint, pair classes on their owners, prune and write on rank 0.
+#include "enum/enumerate.h"
+
+#include <mpi.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+
+#include "enum/candidates.h"
+#include "enum/generator.h"
+#include "enum/opset.h"
+#include "enum/pruning.h"
+#include "enum/shard_exchange.h"
+#include "runtime/error.h"
+#include "runtime/rule_database.h"
+
+namespace superopt {
+namespace {
+
+constexpr const char* kGeneratorVersion = "superopt-enum 1";
+constexpr int kPollEvery = 256;  // graphs between looks at the message queue
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+// Every rank checks the same things, so every rank fails alike.
+void check_output(const EnumerateOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(o.out_path, ec) && !o.force) throw Error(o.out_path + " exists (use --force to replace it)");
+  fs::path dir = fs::path(o.out_path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec))
+    throw Error("cannot write " + o.out_path + ": no directory " + dir.string());
+  if (access(dir.c_str(), W_OK) != 0) throw Error("cannot write " + o.out_path + ": " + std::strerror(errno));
+}
+
+// Prints to stderr at most once a second (rank 0).
+class ProgressLine {
+ public:
+  ProgressLine(int64_t units, Clock::time_point start) : units_(units), start_(start), last_(start) {}
+  void operator()(uint64_t graphs, int64_t units_given) {
+    Clock::time_point now = Clock::now();
+    if (now - last_ < std::chrono::seconds(1)) return;
+    last_ = now;
+    double elapsed = seconds_since(start_);
+    double left = units_given > 0 ? elapsed * double(units_ - units_given) / double(units_given) : 0;
+    std::fprintf(stderr, "enumerate: %llu graphs, %.0f graphs/s, %lld/%lld work units, about %.0f s left\n",
+                 static_cast<unsigned long long>(graphs), graphs / std::max(elapsed, 1e-9),
+                 static_cast<long long>(units_given), static_cast<long long>(units_), left);
+  }
+
+ private:
+  int64_t units_;
+  Clock::time_point start_, last_;
+};
+
+// Record layout in ShardExchange: [fingerprint 8][length 1][code].
+struct RecordRef {
+  uint64_t fingerprint;
+  std::string_view code;
+};
+
+std::vector<RecordRef> sorted_records(const std::string& store) {
+  std::vector<RecordRef> refs;
+  for (size_t at = 0; at < store.size();) {
+    uint64_t fp;
+    std::memcpy(&fp, store.data() + at, 8);
+    size_t len = static_cast<uint8_t>(store[at + 8]);
+    refs.push_back({fp, std::string_view(store).substr(at + 9, len)});
+    at += 9 + len;
+  }
+  // Code bytes start with the operator count, so byte order is code_less.
+  std::sort(refs.begin(), refs.end(), [](const RecordRef& a, const RecordRef& b) {
+    return a.fingerprint != b.fingerprint ? a.fingerprint < b.fingerprint : a.code < b.code;
+  });
+  return refs;
+}
+
+GraphCode decode(std::string_view bytes, const Opset& opset) {
+  return GraphCode::from_bytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, opset);
+}
+
+// --- candidate rules on the wire: fp, source, target, output count, outputs.
+void append_rule(std::string& out, const CandidateRule& r) {
+  char fp[8];
+  std::memcpy(fp, &r.fingerprint, 8);
+  out.append(fp, 8);
+  for (const GraphCode* c : {&r.source, &r.target}) {
+    std::string bytes;
+    c->append_bytes(bytes);
+    out.push_back(static_cast<char>(bytes.size()));
+    out += bytes;
+  }
+  out.push_back(static_cast<char>(r.source_outputs.size()));
+  for (int t : r.source_outputs) out.push_back(static_cast<char>(t));
+  for (int t : r.target_outputs) out.push_back(static_cast<char>(t));
+}
+
+std::vector<CandidateRule> read_rules(const std::string& in, const Opset& opset) {
+  std::vector<CandidateRule> rules;
+  auto byte = [&](size_t at) { return static_cast<uint8_t>(in[at]); };
+  for (size_t at = 0; at < in.size();) {
+    CandidateRule r;
+    std::memcpy(&r.fingerprint, in.data() + at, 8);
+    at += 8;
+    for (GraphCode* c : {&r.source, &r.target}) {
+      size_t len = byte(at++);
+      *c = decode(std::string_view(in).substr(at, len), opset);
+      at += len;
+    }
+    size_t outputs = byte(at++);
+    for (size_t k = 0; k < outputs; ++k) r.source_outputs.push_back(byte(at++));
+    for (size_t k = 0; k < outputs; ++k) r.target_outputs.push_back(byte(at++));
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
+// Rank 0 gets every rank's bytes, concatenated in rank order.
+std::string gather_to_root(const std::string& mine, int rank, int size) {
+  int my_size = static_cast<int>(mine.size());
+  std::vector<int> sizes(size), offsets(size);
+  MPI_Gather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string all;
+  if (rank == 0) {
+    std::exclusive_scan(sizes.begin(), sizes.end(), offsets.begin(), 0);
+    all.resize(offsets.back() + sizes.back());
+  }
+  MPI_Gatherv(mine.data(), my_size, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+  return all;
+}
+
+uint64_t sum_over_ranks(uint64_t v) {
+  uint64_t total = 0;
+  MPI_Reduce(&v, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  return total;
+}
+
+int64_t max_over_ranks(int64_t v) {
+  int64_t top = 0;
+  MPI_Reduce(&v, &top, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+  return top;
+}
+
+bool rule_less(const CandidateRule& a, const CandidateRule& b) {
+  if (a.fingerprint != b.fingerprint) return a.fingerprint < b.fingerprint;
+  if (!(a.target == b.target)) return code_less(a.target, b.target);
+  return code_less(a.source, b.source);
+}
+
+RuleDatabase to_database(const std::vector<CandidateRule>& rules, const Opset& opset,
+                         const EnumerateOptions& o, const EnumerateSummary& summary) {
+  RuleDatabase db;
+  db.info.generator_version = kGeneratorVersion;
+  db.info.opset_name = opset.name;
+  db.info.opset_json = opset.text;
+  db.info.max_ops = o.max_ops;
+  db.info.seed = o.seed;
+  db.info.arguments = o.arguments;
+  db.info.stage_counts = summary.stages;
+  for (const CandidateRule& r : rules) {
+    Rule rule;
+    rule.source = code_to_graph(r.source, opset, &r.source_outputs);
+    rule.target = code_to_graph(r.target, opset, &r.target_outputs);
+    rule.fingerprint = r.fingerprint;
+    db.rules.push_back(std::move(rule));
+  }
+  return db;
+}
+
+}  // namespace
+
+EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
+  Clock::time_point start = Clock::now();
+  Opset opset = read_opset_file(o.opset_path);
+  check_output(o);
+  Generator generator(opset, o.max_ops, o.seed);
+  int depth = std::min(2, o.max_ops);
+  std::vector<GraphCode> units = generator.prefixes(depth);
+  units.insert(units.begin(), GraphCode{});  // graphs smaller than the units
+
+  ProgressLine progress(static_cast<int64_t>(units.size()), start);
+  ShardExchange exchange(static_cast<int64_t>(units.size()), progress);
+  std::string bytes;
+  uint64_t visited = 0;
+  for (int64_t u; (u = exchange.next_unit(generator.counts().graphs)) >= 0;)
+    generator.run_unit(units[u], depth, [&](const GeneratedGraph& g) {
+      bytes.clear();
+      g.code.append_bytes(bytes);
+      exchange.send(g.fingerprint, bytes);
+      if (++visited % kPollEvery == 0) exchange.poll();
+    });
+  exchange.finish();
+
+  // Pair the classes this rank owns.
+  CandidatePairing pairing(opset, o.seed);
+  std::vector<CandidateRule> local;
+  std::vector<RecordRef> records = sorted_records(exchange.records());
+  uint64_t classes = 0;
+  for (size_t i = 0; i < records.size();) {
+    size_t j = i;
+    std::vector<GraphCode> members;
+    for (; j < records.size() && records[j].fingerprint == records[i].fingerprint; ++j)
+      members.push_back(decode(records[j].code, opset));
+    ++classes;
+    pairing.pair(records[i].fingerprint, members, local);
+    i = j;
+  }
+  std::string wire;
+  for (const CandidateRule& r : local) append_rule(wire, r);
+  std::string all = gather_to_root(wire, exchange.rank(), exchange.size());
+
+  EnumerateSummary s;
+  s.ranks = exchange.size();
+  s.graphs = sum_over_ranks(generator.counts().graphs);
+  s.classes = sum_over_ranks(classes);
+  s.record_bytes = sum_over_ranks(exchange.records().size());
+  s.failed_second_test = static_cast<int64_t>(sum_over_ranks(pairing.counts().split_by_second_eval));
+  s.failed_float_test = static_cast<int64_t>(sum_over_ranks(pairing.counts().failed_float_test));
+  s.peak_rss_bytes = max_over_ranks(peak_rss_bytes());  // the last collective: rank 0 may fail after it
+  if (exchange.rank() == 0) {
+    std::vector<CandidateRule> rules = read_rules(all, opset);
+    std::sort(rules.begin(), rules.end(), rule_less);  // the same order whatever the number of ranks
+    s.stages.push_back({"candidates", static_cast<int64_t>(rules.size())});
+    rules = prune_input_renamings(opset, std::move(rules));
+    s.stages.push_back({"after_input_renaming", static_cast<int64_t>(rules.size())});
+    rules = prune_common_subgraphs(opset, std::move(rules));
+    s.stages.push_back({"after_common_subgraphs", static_cast<int64_t>(rules.size())});
+    to_database(rules, opset, o, s).write(o.out_path);
+  }
+  s.seconds = seconds_since(start);
+  return s;
+}
+
+}  // namespace superopt

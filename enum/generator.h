@@ -1,0 +1,68 @@
+// The graph generator: enumerates every canonical graph of up to N operators
+// over an opset, evaluating incrementally in modular arithmetic and
+// fingerprinting each (TASO Algorithm 1, step 1, with each graph made once).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "enum/graph_code.h"
+#include "enum/opset.h"
+
+namespace superopt {
+
+// Hash of one tensor's shape and contents, and the symmetric combination of
+// output hashes into a graph's fingerprint (independent of output order).
+uint64_t tensor_hash(const Shape& shape, std::span<const uint64_t> values);
+uint64_t combine_output_hashes(std::vector<uint64_t> hashes);
+
+struct GeneratorCounts {
+  uint64_t graphs = 0;          // canonical graphs visited
+  uint64_t not_canonical = 0;   // appends refused: another order of the same graph
+  uint64_t renamed_inputs = 0;  // appends refused: interchangeable inputs out of order
+  uint64_t duplicate_computation = 0;
+  uint64_t duplicate_values = 0;  // appends refused: an output equals a tensor already present
+};
+
+// A graph as the generator hands it out; valid only during the visit.
+struct GeneratedGraph {
+  uint64_t fingerprint;
+  const GraphCode& code;
+};
+using GraphVisitor = std::function<void(const GeneratedGraph&)>;
+
+// Canonical (orderly) generation: a sequence of operators is generated only if
+// it is the smallest topological order of its graph under a fixed total order
+// of operator trees, so reorderings of independent operators are made once;
+// interchangeable sources are first used in index order; commutative inputs
+// are ordered; an operator equal to one already present (duplicated
+// computation) is refused, and so is one whose output equals a tensor already
+// present (TASO: the graph is a longer way of writing a smaller one).
+class Generator {
+ public:
+  Generator(const Opset& opset, int max_ops, uint64_t seed);
+  ~Generator();
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+
+  // The work units of a run: every canonical code of exactly `depth`
+  // operators (depth <= max_ops), in generation order. Graphs with fewer
+  // operators belong to the unit with an empty prefix.
+  std::vector<GraphCode> prefixes(int depth);
+
+  // Visits the graphs of one work unit: with an empty prefix, every graph of
+  // 1 to `depth` - 1 operators; otherwise the prefix and every canonical graph
+  // extending it, up to max_ops operators.
+  void run_unit(const GraphCode& prefix, int depth, const GraphVisitor& visit);
+
+  const GeneratorCounts& counts() const { return counts_; }
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  GeneratorCounts counts_;
+};
+
+}  // namespace superopt

@@ -1,0 +1,57 @@
+// MPI plumbing of the distributed generator: work units handed out on demand
+// by rank 0, and graph records sent in batches to the rank owning their
+// fingerprint (fingerprint % ranks), so each class meets on one rank.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace superopt {
+
+class ShardExchange {
+ public:
+  // `num_units` is the same on every rank; `progress` (rank 0 only) is called
+  // now and then with all ranks' graph counts summed and the units handed out.
+  ShardExchange(int64_t num_units, std::function<void(uint64_t graphs, int64_t units_given)> progress);
+  ~ShardExchange();
+  ShardExchange(const ShardExchange&) = delete;
+  ShardExchange& operator=(const ShardExchange&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  // The next work unit for this rank, or -1 when all are taken. `graphs` is
+  // how many graphs this rank has made so far (for progress).
+  int64_t next_unit(uint64_t graphs);
+  // Queues one record for the owner of `fingerprint`.
+  void send(uint64_t fingerprint, const std::string& code_bytes);
+  // Called between graphs: answers requests and takes in records.
+  void poll();
+  // Sends what is queued, then takes in records until every rank is done.
+  void finish();
+
+  // This rank's records: [fingerprint: 8 bytes][length: 1 byte][code bytes].
+  const std::string& records() const { return store_; }
+  uint64_t records_received() const { return received_; }
+
+ private:
+  void flush(int owner);
+  void serve(bool block);
+  void reap_sends(bool wait);
+
+  int rank_ = 0, size_ = 1;
+  int64_t num_units_ = 0, next_ = 0;  // rank 0 hands out units in order
+  int done_ranks_ = 0;
+  uint64_t received_ = 0;
+  std::vector<std::string> outbox_;
+  std::vector<uint64_t> graphs_by_rank_;
+  struct PendingSend;
+  std::vector<PendingSend*> pending_;
+  std::string store_;
+  int64_t pending_grant_ = -2;  // a worker's answer from rank 0; -2 while waiting
+  std::function<void(uint64_t, int64_t)> progress_;
+};
+
+}  // namespace superopt

@@ -1,0 +1,169 @@
+// The rule generator: canonical enumeration, the rules of TASO's Figure 2, an
+// independent floating-point re-check of every rule, and bad options.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "enum/enumerate.h"
+#include "enum/generator.h"
+#include "enum/opset.h"
+#include "runtime/arith.h"
+#include "runtime/evaluator.h"
+#include "runtime/graph_hash.h"
+#include "runtime/mpi_world.h"
+#include "runtime/rule_database.h"
+
+using namespace superopt;
+using Catch::Contains;
+
+namespace {
+
+const std::string kSmall = SUPEROPT_SOURCE_DIR "/data/opsets/small.json";
+
+void ensure_mpi() {
+  static MpiWorld world;
+}
+
+std::string temp_path(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / "superopt_enum_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+RuleDatabase generate(int max_ops, const std::string& name) {
+  ensure_mpi();
+  EnumerateOptions o;
+  o.opset_path = kSmall;
+  o.max_ops = max_ops;
+  o.out_path = temp_path(name);
+  o.force = true;
+  enumerate_rules(o);
+  return RuleDatabase::read(o.out_path);
+}
+
+const Node* producer(const Graph& g, TensorRef t) {
+  return &g.node(t.node);
+}
+
+bool is_source(const Graph& g, TensorRef t) {
+  OpType op = g.node(t.node).op;
+  return op == OpType::input || op == OpType::weight;
+}
+
+// matmul(matmul(A, B), C) with A, B, C distinct sources.
+bool left_nested_matmul(const Graph& g) {
+  if (g.outputs().size() != 1) return false;
+  const Node* top = producer(g, g.outputs()[0]);
+  if (top->op != OpType::matmul || !is_source(g, top->inputs()[1])) return false;
+  const Node* inner = producer(g, top->inputs()[0]);
+  return inner->op == OpType::matmul && is_source(g, inner->inputs()[0]) && is_source(g, inner->inputs()[1]);
+}
+bool right_nested_matmul(const Graph& g) {
+  if (g.outputs().size() != 1) return false;
+  const Node* top = producer(g, g.outputs()[0]);
+  if (top->op != OpType::matmul || !is_source(g, top->inputs()[0])) return false;
+  const Node* inner = producer(g, top->inputs()[1]);
+  return inner->op == OpType::matmul && is_source(g, inner->inputs()[0]) && is_source(g, inner->inputs()[1]);
+}
+
+// Two matmuls sharing their first input, as two outputs.
+bool shared_input_matmuls(const Graph& g) {
+  if (g.outputs().size() != 2 || g.num_operators() != 2) return false;
+  const Node *a = producer(g, g.outputs()[0]), *b = producer(g, g.outputs()[1]);
+  return a->op == OpType::matmul && b->op == OpType::matmul && a->inputs()[0] == b->inputs()[0];
+}
+// split(matmul(x, concat(w1, w2))) on axis 1.
+bool fused_by_concat_split(const Graph& g) {
+  if (g.outputs().size() != 2 || g.outputs()[0].node != g.outputs()[1].node) return false;
+  const Node* split = producer(g, g.outputs()[0]);
+  if (split->op != OpType::split || split->params.axis != 1) return false;
+  const Node* mm = producer(g, split->inputs()[0]);
+  return mm->op == OpType::matmul && producer(g, mm->inputs()[1])->op == OpType::concat;
+}
+
+bool has_rule(const RuleDatabase& db, bool (*a)(const Graph&), bool (*b)(const Graph&)) {
+  for (const Rule& r : db.rules)
+    if ((a(r.source) && b(r.target)) || (b(r.source) && a(r.target))) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("enumeration makes each graph once", "[enumerate]") {
+  Opset opset = read_opset_file(kSmall);
+  Generator gen(opset, 3, 1);
+  std::set<uint64_t> hashes;
+  uint64_t graphs = 0;
+  gen.run_unit(GraphCode{}, 4, [&](const GeneratedGraph& g) {
+    ++graphs;
+    hashes.insert(canonical_hash(code_to_graph(g.code, opset)));
+  });
+  REQUIRE(graphs == gen.counts().graphs);
+  REQUIRE(graphs > 1000);
+  REQUIRE(hashes.size() == graphs);  // no graph twice, in any operator order
+  REQUIRE(gen.counts().not_canonical > 0);
+  REQUIRE(gen.counts().renamed_inputs > 0);
+}
+
+TEST_CASE("work units partition the enumeration", "[enumerate]") {
+  Opset opset = read_opset_file(kSmall);
+  Generator whole(opset, 3, 1), split(opset, 3, 1);
+  std::multiset<uint64_t> all, by_units;
+  whole.run_unit(GraphCode{}, 4, [&](const GeneratedGraph& g) { all.insert(g.fingerprint); });
+  std::vector<GraphCode> units = split.prefixes(2);
+  units.insert(units.begin(), GraphCode{});
+  for (const GraphCode& u : units)
+    split.run_unit(u, 2, [&](const GeneratedGraph& g) { by_units.insert(g.fingerprint); });
+  REQUIRE(by_units == all);
+}
+
+TEST_CASE("the rules of TASO's Figure 2 are generated", "[enumerate]") {
+  RuleDatabase db = generate(3, "figure2.h5");
+  REQUIRE(db.info.opset_name == "small");
+  REQUIRE(db.info.max_ops == 3);
+  REQUIRE(db.info.stage_counts.size() == 3);
+  REQUIRE(db.info.stage_counts[0].second >= db.info.stage_counts[1].second);
+  REQUIRE(db.info.stage_counts[1].second >= db.info.stage_counts[2].second);
+  CHECK(has_rule(db, left_nested_matmul, right_nested_matmul));      // (a) associativity
+  CHECK(has_rule(db, shared_input_matmuls, fused_by_concat_split));  // (b) fusing through concat and split
+}
+
+TEST_CASE("every candidate passes an independent floating-point re-check", "[enumerate]") {
+  RuleDatabase db = generate(3, "recheck.h5");
+  REQUIRE(db.rules.size() > 100);
+  // Other inputs than the generator's, and the relu polynomial the generator uses.
+  RealArith<double> real(/*relu_as_polynomial=*/true);
+  auto inputs = random_sources(real, 0xabcdef);
+  for (const Rule& r : db.rules) {
+    REQUIRE(r.status == RuleStatus::candidate);
+    auto a = evaluate(r.source, real, inputs), b = evaluate(r.target, real, inputs);
+    REQUIRE(a.size() == b.size());
+    for (size_t k = 0; k < a.size(); ++k) {
+      REQUIRE(a[k].shape == b[k].shape);
+      for (size_t i = 0; i < a[k].data.size(); ++i)
+        REQUIRE(std::abs(a[k].data[i] - b[k].data[i]) <= 1e-9 * std::max(1.0, std::abs(a[k].data[i])));
+    }
+  }
+}
+
+TEST_CASE("bad enumerate options give clear errors", "[enumerate]") {
+  ensure_mpi();
+  EnumerateOptions o;
+  o.opset_path = kSmall;
+  o.max_ops = 2;
+  o.out_path = temp_path("exists.h5");
+  o.force = true;
+  enumerate_rules(o);
+  o.force = false;
+  REQUIRE_THROWS_WITH(enumerate_rules(o), Contains("exists (use --force"));
+  o.out_path = "/nonexistent-dir/rules.h5";
+  REQUIRE_THROWS_WITH(enumerate_rules(o), Contains("no directory"));
+  o.out_path = temp_path("zero.h5");
+  o.max_ops = 0;
+  REQUIRE_THROWS_WITH(enumerate_rules(o), Contains("--max-ops must be between 1 and 8"));
+  o.max_ops = 2;
+  o.opset_path = "/nonexistent.json";
+  REQUIRE_THROWS_WITH(enumerate_rules(o), Contains("cannot open /nonexistent.json"));
+}
