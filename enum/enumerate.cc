@@ -11,14 +11,17 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <numeric>
 
 #include "enum/candidates.h"
+#include "enum/checkpoint.h"
 #include "enum/generator.h"
 #include "enum/opset.h"
 #include "enum/pruning.h"
 #include "enum/shard_exchange.h"
 #include "runtime/error.h"
+#include "runtime/hashing.h"
 #include "runtime/rule_database.h"
 
 namespace superopt {
@@ -93,6 +96,25 @@ std::vector<RecordRef> sorted_records(const std::string& store) {
   return refs;
 }
 
+void append_record(std::string& out, uint64_t fingerprint, const std::string& code) {
+  char fp[8];
+  std::memcpy(fp, &fingerprint, 8);
+  out.append(fp, 8);
+  out.push_back(static_cast<char>(code.size()));
+  out += code;
+}
+
+// Records of a unit finished before a restart go to their owners again.
+void resend(std::string_view records, ShardExchange& exchange) {
+  for (size_t at = 0; at + 9 <= records.size();) {
+    uint64_t fp;
+    std::memcpy(&fp, records.data() + at, 8);
+    size_t len = static_cast<uint8_t>(records[at + 8]);
+    exchange.send(fp, std::string(records.substr(at + 9, len)));
+    at += 9 + len;
+  }
+}
+
 GraphCode decode(std::string_view bytes, const Opset& opset) {
   return GraphCode::from_bytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, opset);
 }
@@ -148,6 +170,59 @@ std::string gather_to_root(const std::string& mine, int rank, int size) {
   return all;
 }
 
+// Every rank gets the union of all ranks' values.
+std::vector<int64_t> all_gather(const std::vector<int64_t>& mine, int size) {
+  int n = static_cast<int>(mine.size());
+  std::vector<int> counts(size), offsets(size);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  std::vector<int64_t> all(offsets.back() + counts.back());
+  MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T,
+                 MPI_COMM_WORLD);
+  return all;
+}
+
+// What identifies a run for its checkpoints: the same opset, limits and seed.
+std::string run_description(const Opset& opset, const EnumerateOptions& o) {
+  return "opset " + opset.name + ", max-ops " + std::to_string(o.max_ops) + ", seed " +
+         std::to_string(o.seed);
+}
+uint64_t run_key(const Opset& opset, const EnumerateOptions& o) {
+  uint64_t h = hash_string(opset.text, 0x7a5c);
+  h = hash_combine(hash_combine(h, static_cast<uint64_t>(o.max_ops)), o.seed);
+  return hash_string(kGeneratorVersion, h);
+}
+
+// A test hook: SUPEROPT_TEST_EXIT_AFTER_UNITS=N makes rank 0 die abruptly
+// after logging N units, as a killed job would.
+int64_t exit_after_units() {
+  const char* v = std::getenv("SUPEROPT_TEST_EXIT_AFTER_UNITS");
+  return v ? std::atoll(v) : -1;
+}
+
+// Runs f on every rank; if it throws Error on any, every rank throws the
+// message of the lowest such rank, so that no rank waits for the others.
+template <class F>
+void on_all_ranks(F&& f) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::string message;
+  try {
+    f();
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  int mine = message.empty() ? ranks : rank, first = ranks;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == ranks) return;
+  uint64_t size = message.size();
+  MPI_Bcast(&size, 1, MPI_UINT64_T, first, MPI_COMM_WORLD);
+  message.resize(size);
+  MPI_Bcast(message.data(), static_cast<int>(size), MPI_CHAR, first, MPI_COMM_WORLD);
+  throw Error(message);
+}
+
 uint64_t sum_over_ranks(uint64_t v) {
   uint64_t total = 0;
   MPI_Reduce(&v, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -190,24 +265,52 @@ RuleDatabase to_database(const std::vector<CandidateRule>& rules, const Opset& o
 
 EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   Clock::time_point start = Clock::now();
-  Opset opset = read_opset_file(o.opset_path);
-  check_output(o);
-  Generator generator(opset, o.max_ops, o.seed);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Opset opset;
+  std::unique_ptr<Generator> made;
+  std::unique_ptr<CheckpointLog> log;
+  on_all_ranks([&] {
+    opset = read_opset_file(o.opset_path);
+    check_output(o);
+    made = std::make_unique<Generator>(opset, o.max_ops, o.seed);
+    if (!o.checkpoint_dir.empty())
+      log = std::make_unique<CheckpointLog>(o.checkpoint_dir, rank, ranks, run_key(opset, o),
+                                            run_description(opset, o));
+  });
+  Generator& generator = *made;
   int depth = std::min(2, o.max_ops);
   std::vector<GraphCode> units = generator.prefixes(depth);
   units.insert(units.begin(), GraphCode{});  // graphs smaller than the units
 
-  ProgressLine progress(static_cast<int64_t>(units.size()), start);
-  ShardExchange exchange(static_cast<int64_t>(units.size()), progress);
-  std::string bytes;
+  std::vector<char> done(units.size(), 0);
+  if (log) {
+    for (int64_t u : all_gather(log->done_units(), ranks))
+      if (u >= 0 && u < static_cast<int64_t>(units.size())) done[u] = 1;
+  }
+  std::vector<int64_t> todo;
+  for (size_t u = 0; u < units.size(); ++u)
+    if (!done[u]) todo.push_back(static_cast<int64_t>(u));
+
+  ProgressLine progress(static_cast<int64_t>(todo.size()), start);
+  ShardExchange exchange(todo, progress);
+  if (log) log->replay([&](std::string_view records) { resend(records, exchange); });
+  std::string bytes, unit_records;
   uint64_t visited = 0;
-  for (int64_t u; (u = exchange.next_unit(generator.counts().graphs)) >= 0;)
+  int64_t logged = 0, exit_after = rank == 0 ? exit_after_units() : -1;
+  for (int64_t u; (u = exchange.next_unit(generator.counts().graphs)) >= 0;) {
+    unit_records.clear();
     generator.run_unit(units[u], depth, [&](const GeneratedGraph& g) {
       bytes.clear();
       g.code.append_bytes(bytes);
       exchange.send(g.fingerprint, bytes);
+      if (log) append_record(unit_records, g.fingerprint, bytes);
       if (++visited % kPollEvery == 0) exchange.poll();
     });
+    if (log) log->append(u, unit_records);
+    if (++logged == exit_after) std::_Exit(137);
+  }
   exchange.finish();
 
   // Pair the classes this rank owns.
@@ -226,7 +329,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   }
   std::string wire;
   for (const CandidateRule& r : local) append_rule(wire, r);
-  std::string all = gather_to_root(wire, exchange.rank(), exchange.size());
+  std::string all = gather_to_root(wire, rank, ranks);
 
   EnumerateSummary s;
   s.ranks = exchange.size();

@@ -14,8 +14,9 @@ struct EnumerateOptions {
   int max_ops = 0;
   uint64_t seed = 1;
   std::string out_path = "rules.h5";
-  bool force = false;     // overwrite an existing database
-  std::string arguments;  // the command line, recorded in the database
+  bool force = false;          // overwrite an existing database
+  std::string checkpoint_dir;  // empty: no checkpoints
+  std::string arguments;       // the command line, recorded in the database
 };
 
 struct EnumerateSummary {
@@ -35,7 +36,8 @@ struct EnumerateSummary {
 // Error on bad options or files, on every rank alike.
 EnumerateSummary enumerate_rules(const EnumerateOptions& options);
 
-// `superopt enumerate --max-ops N [--opset FILE] [--out FILE] [--seed S] [--force] [--json]`.
+// `superopt enumerate --max-ops N [--opset FILE] [--out FILE] [--checkpoint DIR] [--seed S] [--force]
+// [--json]`.
 int enumerate_command(const std::vector<std::string>& args);
 
 }  // namespace superopt

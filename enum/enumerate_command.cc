@@ -17,6 +17,7 @@ EnumerateOptions read_options(const cli::po::variables_map& vm, const std::vecto
   o.out_path = vm["out"].as<std::string>();
   o.seed = vm["seed"].as<uint64_t>();
   o.force = vm.count("force") > 0;
+  if (vm.count("checkpoint")) o.checkpoint_dir = vm["checkpoint"].as<std::string>();
   o.arguments = "superopt enumerate";
   for (const std::string& a : args) o.arguments += " " + a;
   return o;
@@ -63,13 +64,16 @@ int enumerate_command(const std::vector<std::string>& args) {
       "operator set file")("out", cli::po::value<std::string>()->default_value("rules.h5"),
                            "rule database to write")("seed", cli::po::value<uint64_t>()->default_value(1),
                                                      "seed of the random inputs")(
+      "checkpoint", cli::po::value<std::string>(),
+      "directory for checkpoints: a killed run started again resumes")(
       "force", "replace an existing database")("json", "print the summary as one JSON object");
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
   MpiWorld world;
   try {
-    auto vm =
-        cli::parse("superopt enumerate --max-ops N [--opset FILE] [--out FILE] [--seed S] [--force] [--json]",
-                   opts, {}, args, world.rank() == 0);
+    auto vm = cli::parse(
+        "superopt enumerate --max-ops N [--opset FILE] [--out FILE] [--checkpoint DIR] [--seed S] [--force] "
+        "[--json]",
+        opts, {}, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     EnumerateOptions o = read_options(*vm, args);
     EnumerateSummary s = enumerate_rules(o);

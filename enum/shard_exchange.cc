@@ -19,8 +19,8 @@ struct ShardExchange::PendingSend {
   MPI_Request request = MPI_REQUEST_NULL;
 };
 
-ShardExchange::ShardExchange(int64_t num_units, std::function<void(uint64_t, int64_t)> progress)
-    : num_units_(num_units), progress_(std::move(progress)) {
+ShardExchange::ShardExchange(std::vector<int64_t> units, std::function<void(uint64_t, int64_t)> progress)
+    : units_(std::move(units)), progress_(std::move(progress)) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   outbox_.resize(size_);
@@ -92,7 +92,7 @@ void ShardExchange::serve(bool block) {
         break;
       case kWorkRequest: {  // rank 0: a worker's graph count, answered with a unit
         std::memcpy(&graphs_by_rank_[status.MPI_SOURCE], buffer.data(), 8);
-        int64_t unit = next_ < num_units_ ? next_++ : -1;
+        int64_t unit = next_ < units_.size() ? units_[next_++] : -1;
         MPI_Send(&unit, 8, MPI_CHAR, status.MPI_SOURCE, kWorkGrant, MPI_COMM_WORLD);
         break;
       }
@@ -117,8 +117,9 @@ int64_t ShardExchange::next_unit(uint64_t graphs) {
     poll();
     graphs_by_rank_[0] = graphs;
     if (progress_)
-      progress_(std::accumulate(graphs_by_rank_.begin(), graphs_by_rank_.end(), uint64_t{0}), next_);
-    return next_ < num_units_ ? next_++ : -1;
+      progress_(std::accumulate(graphs_by_rank_.begin(), graphs_by_rank_.end(), uint64_t{0}),
+                static_cast<int64_t>(next_));
+    return next_ < units_.size() ? units_[next_++] : -1;
   }
   MPI_Send(&graphs, 8, MPI_CHAR, 0, kWorkRequest, MPI_COMM_WORLD);
   pending_grant_ = -2;

@@ -12,9 +12,11 @@ namespace superopt {
 
 class ShardExchange {
  public:
-  // `num_units` is the same on every rank; `progress` (rank 0 only) is called
-  // now and then with all ranks' graph counts summed and the units handed out.
-  ShardExchange(int64_t num_units, std::function<void(uint64_t graphs, int64_t units_given)> progress);
+  // `units` (the same on every rank) are handed out in order; `progress`
+  // (rank 0 only) is called now and then with all ranks' graph counts summed
+  // and the number of units handed out.
+  ShardExchange(std::vector<int64_t> units,
+                std::function<void(uint64_t graphs, int64_t units_given)> progress);
   ~ShardExchange();
   ShardExchange(const ShardExchange&) = delete;
   ShardExchange& operator=(const ShardExchange&) = delete;
@@ -42,7 +44,8 @@ class ShardExchange {
   void reap_sends(bool wait);
 
   int rank_ = 0, size_ = 1;
-  int64_t num_units_ = 0, next_ = 0;  // rank 0 hands out units in order
+  std::vector<int64_t> units_;
+  size_t next_ = 0;  // rank 0 hands out units in order
   int done_ranks_ = 0;
   uint64_t received_ = 0;
   std::vector<std::string> outbox_;

@@ -168,3 +168,33 @@ print("h5py: ok")
 set_tests_properties(db_h5py_reads_fixture PROPERTIES FIXTURES_REQUIRED rule_db PASS_REGULAR_EXPRESSION "h5py: ok")
 add_test(NAME db_h5dump_reads_fixture COMMAND h5dump -H ${superopt_rules})
 set_tests_properties(db_h5dump_reads_fixture PROPERTIES FIXTURES_REQUIRED rule_db)
+
+# superopt enumerate: bad options and files give one line and exit 2; nothing is written.
+set(enum_dir ${CMAKE_CURRENT_BINARY_DIR}/enumerate_cli)
+file(MAKE_DIRECTORY ${enum_dir})
+file(WRITE ${enum_dir}/bad_opset.json "{\"format\": \"superopt-opset\", \"version\": 1, \"name\": \"x\", \"sources\": []}")
+file(WRITE ${enum_dir}/existing.h5 "not replaced without --force")
+set(small_opset ${PROJECT_SOURCE_DIR}/data/opsets/small.json)
+superopt_cli_test(enumerate_small 0 "" STDOUT "after_common_subgraphs: +[1-9]"
+                  COMMAND ${superopt_bin} enumerate --max-ops 2 --opset ${small_opset} --out ${enum_dir}/ok.h5 --force)
+superopt_cli_test(enumerate_json 0 "" STDOUT "\"graphs\":[1-9].*\"peak_rss_bytes\""
+                  COMMAND ${superopt_bin} enumerate --max-ops 2 --opset ${small_opset} --out ${enum_dir}/ok2.h5 --force --json)
+superopt_cli_test(enumerate_bad_opset 2 "bad_opset.json: sources: expected a non-empty array" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 2 --opset ${enum_dir}/bad_opset.json --out ${enum_dir}/x.h5)
+superopt_cli_test(enumerate_missing_opset 2 "cannot open .*nothere.json" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 2 --opset ${enum_dir}/nothere.json --out ${enum_dir}/x.h5)
+superopt_cli_test(enumerate_existing_output 2 "existing.h5 exists \\(use --force" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 2 --opset ${small_opset} --out ${enum_dir}/existing.h5)
+superopt_cli_test(enumerate_unwritable_output 2 "cannot write /nonexistent/r.h5: no directory" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 2 --opset ${small_opset} --out /nonexistent/r.h5)
+superopt_cli_test(enumerate_no_max_ops 2 "max-ops.*required" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --opset ${small_opset})
+superopt_cli_test(enumerate_bad_max_ops 2 "--max-ops must be between 1 and 8" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 9 --opset ${small_opset} --out ${enum_dir}/x.h5)
+superopt_cli_test(enumerate_bad_flag 2 "unrecognised option|unrecognized option" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 2 --frobnicate)
+add_test(NAME cli_enumerate_checkpoint_of_other_run
+         COMMAND sh -c "rm -rf ck && \"$0\" enumerate --max-ops 2 --opset \"$1\" --out a.h5 --force --checkpoint ck >/dev/null && sh \"$2\" --one-line 2 'ck/rank-0.log: written by a run with other arguments' -- \"$0\" enumerate --max-ops 1 --opset \"$1\" --out b.h5 --force --checkpoint ck"
+                 ${superopt_bin} ${small_opset} ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh
+         WORKING_DIRECTORY ${enum_dir})
+set_tests_properties(cli_enumerate_checkpoint_of_other_run PROPERTIES FAIL_REGULAR_EXPRESSION "expect_exit: FAIL")
