@@ -119,11 +119,21 @@ GraphCode decode(std::string_view bytes, const Opset& opset) {
   return GraphCode::from_bytes({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, opset);
 }
 
-// --- candidate rules on the wire: fp, source, target, output count, outputs.
-void append_rule(std::string& out, const CandidateRule& r) {
-  char fp[8];
-  std::memcpy(fp, &r.fingerprint, 8);
-  out.append(fp, 8);
+// --- surviving rules on the wire: renaming key, fp, source, target, outputs.
+struct KeyedRule {
+  uint64_t key;
+  CandidateRule rule;
+};
+
+void append_u64(std::string& out, uint64_t v) {
+  char b[8];
+  std::memcpy(b, &v, 8);
+  out.append(b, 8);
+}
+
+void append_rule(std::string& out, uint64_t key, const CandidateRule& r) {
+  append_u64(out, key);
+  append_u64(out, r.fingerprint);
   for (const GraphCode* c : {&r.source, &r.target}) {
     std::string bytes;
     c->append_bytes(bytes);
@@ -135,22 +145,24 @@ void append_rule(std::string& out, const CandidateRule& r) {
   for (int t : r.target_outputs) out.push_back(static_cast<char>(t));
 }
 
-std::vector<CandidateRule> read_rules(const std::string& in, const Opset& opset) {
-  std::vector<CandidateRule> rules;
+std::vector<KeyedRule> read_rules(const std::string& in, const Opset& opset) {
+  std::vector<KeyedRule> rules;
   auto byte = [&](size_t at) { return static_cast<uint8_t>(in[at]); };
   for (size_t at = 0; at < in.size();) {
-    CandidateRule r;
-    std::memcpy(&r.fingerprint, in.data() + at, 8);
-    at += 8;
+    KeyedRule k;
+    CandidateRule& r = k.rule;
+    std::memcpy(&k.key, in.data() + at, 8);
+    std::memcpy(&r.fingerprint, in.data() + at + 8, 8);
+    at += 16;
     for (GraphCode* c : {&r.source, &r.target}) {
       size_t len = byte(at++);
       *c = decode(std::string_view(in).substr(at, len), opset);
       at += len;
     }
     size_t outputs = byte(at++);
-    for (size_t k = 0; k < outputs; ++k) r.source_outputs.push_back(byte(at++));
-    for (size_t k = 0; k < outputs; ++k) r.target_outputs.push_back(byte(at++));
-    rules.push_back(std::move(r));
+    for (size_t n = 0; n < outputs; ++n) r.source_outputs.push_back(byte(at++));
+    for (size_t n = 0; n < outputs; ++n) r.target_outputs.push_back(byte(at++));
+    rules.push_back(std::move(k));
   }
   return rules;
 }
@@ -193,6 +205,18 @@ uint64_t run_key(const Opset& opset, const EnumerateOptions& o) {
   return hash_string(kGeneratorVersion, h);
 }
 
+// The work units no earlier attempt finished (the same list on every rank).
+std::vector<int64_t> units_to_do(size_t count, const CheckpointLog* log, int ranks) {
+  std::vector<char> done(count, 0);
+  if (log)
+    for (int64_t u : all_gather(log->done_units(), ranks))
+      if (u >= 0 && u < static_cast<int64_t>(count)) done[u] = 1;
+  std::vector<int64_t> todo;
+  for (size_t u = 0; u < count; ++u)
+    if (!done[u]) todo.push_back(static_cast<int64_t>(u));
+  return todo;
+}
+
 // A test hook: SUPEROPT_TEST_EXIT_AFTER_UNITS=N makes rank 0 die abruptly
 // after logging N units, as a killed job would.
 int64_t exit_after_units() {
@@ -221,6 +245,28 @@ void on_all_ranks(F&& f) {
   message.resize(size);
   MPI_Bcast(message.data(), static_cast<int>(size), MPI_CHAR, first, MPI_COMM_WORLD);
   throw Error(message);
+}
+
+// Runs the work units this rank is given, sending each graph to its owner
+// and logging each finished unit.
+void generate(Generator& generator, const std::vector<GraphCode>& units, int depth, ShardExchange& exchange,
+              CheckpointLog* log, int64_t exit_after) {
+  std::string bytes, unit_records;
+  uint64_t visited = 0;
+  int64_t logged = 0;
+  for (int64_t u; (u = exchange.next_unit(generator.counts().graphs)) >= 0;) {
+    unit_records.clear();
+    generator.run_unit(units[u], depth, [&](const GeneratedGraph& g) {
+      bytes.clear();
+      g.code.append_bytes(bytes);
+      exchange.send(g.fingerprint, bytes);
+      if (log) append_record(unit_records, g.fingerprint, bytes);
+      if (++visited % kPollEvery == 0) exchange.poll();
+    });
+    if (log) log->append(u, unit_records);
+    if (++logged == exit_after) std::_Exit(137);
+  }
+  exchange.finish();
 }
 
 uint64_t sum_over_ranks(uint64_t v) {
@@ -261,6 +307,68 @@ RuleDatabase to_database(const std::vector<CandidateRule>& rules, const Opset& o
   return db;
 }
 
+// What each rank keeps of the classes it owns: the renaming key of every
+// candidate (to count TASO's renaming stage) and the candidates with no
+// common subgraph, keyed. Pruning here, on the owners, keeps rank 0 small;
+// the two prunings commute because the common-subgraph test is invariant
+// under renaming.
+struct OwnedRules {
+  std::string keys;       // 8 bytes per candidate
+  std::string survivors;  // KeyedRule wire format
+  uint64_t classes = 0;
+  PairingCounts counts;
+};
+
+OwnedRules pair_owned_classes(const std::string& store, const Opset& opset, uint64_t seed) {
+  OwnedRules owned;
+  CandidatePairing pairing(opset, seed);
+  std::vector<RecordRef> records = sorted_records(store);
+  std::vector<CandidateRule> found;
+  for (size_t i = 0; i < records.size();) {
+    size_t j = i;
+    std::vector<GraphCode> members;
+    for (; j < records.size() && records[j].fingerprint == records[i].fingerprint; ++j)
+      members.push_back(decode(records[j].code, opset));
+    ++owned.classes;
+    found.clear();
+    pairing.pair(records[i].fingerprint, members, found);
+    for (const CandidateRule& r : found) {
+      uint64_t key = renaming_key(r, opset);
+      append_u64(owned.keys, key);
+      if (!has_common_subgraph(r, opset)) append_rule(owned.survivors, key, r);
+    }
+    i = j;
+  }
+  owned.counts = pairing.counts();
+  return owned;
+}
+
+// Rank 0: counts the stages, keeps the first rule of each renaming key in
+// canonical order, and writes the database.
+void write_rules(const OwnedRules& all, const Opset& opset, const EnumerateOptions& o, EnumerateSummary& s) {
+  std::vector<uint64_t> keys(all.keys.size() / 8);
+  std::memcpy(keys.data(), all.keys.data(), all.keys.size());
+  std::sort(keys.begin(), keys.end());
+  int64_t distinct = std::unique(keys.begin(), keys.end()) - keys.begin();
+  std::vector<KeyedRule> kept = read_rules(all.survivors, opset);
+  std::sort(kept.begin(), kept.end(),
+            [](const KeyedRule& a, const KeyedRule& b) { return rule_less(a.rule, b.rule); });
+  std::vector<CandidateRule> rules;
+  std::vector<uint64_t> seen;
+  for (KeyedRule& k : kept) seen.push_back(k.key);
+  std::sort(seen.begin(), seen.end());
+  std::vector<char> taken(seen.size(), 0);
+  for (KeyedRule& k : kept) {
+    size_t at = std::lower_bound(seen.begin(), seen.end(), k.key) - seen.begin();
+    if (!taken[at]) rules.push_back(std::move(k.rule));
+    taken[at] = 1;
+  }
+  s.stages = {{"candidates", static_cast<int64_t>(keys.size())},
+              {"after_input_renaming", distinct},
+              {"after_common_subgraphs", static_cast<int64_t>(rules.size())}};
+  to_database(rules, opset, o, s).write(o.out_path);
+}
+
 }  // namespace
 
 EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
@@ -283,71 +391,31 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   int depth = std::min(2, o.max_ops);
   std::vector<GraphCode> units = generator.prefixes(depth);
   units.insert(units.begin(), GraphCode{});  // graphs smaller than the units
-
-  std::vector<char> done(units.size(), 0);
-  if (log) {
-    for (int64_t u : all_gather(log->done_units(), ranks))
-      if (u >= 0 && u < static_cast<int64_t>(units.size())) done[u] = 1;
-  }
-  std::vector<int64_t> todo;
-  for (size_t u = 0; u < units.size(); ++u)
-    if (!done[u]) todo.push_back(static_cast<int64_t>(u));
-
-  ProgressLine progress(static_cast<int64_t>(todo.size()), start);
-  ShardExchange exchange(todo, progress);
-  if (log) log->replay([&](std::string_view records) { resend(records, exchange); });
-  std::string bytes, unit_records;
-  uint64_t visited = 0;
-  int64_t logged = 0, exit_after = rank == 0 ? exit_after_units() : -1;
-  for (int64_t u; (u = exchange.next_unit(generator.counts().graphs)) >= 0;) {
-    unit_records.clear();
-    generator.run_unit(units[u], depth, [&](const GeneratedGraph& g) {
-      bytes.clear();
-      g.code.append_bytes(bytes);
-      exchange.send(g.fingerprint, bytes);
-      if (log) append_record(unit_records, g.fingerprint, bytes);
-      if (++visited % kPollEvery == 0) exchange.poll();
-    });
-    if (log) log->append(u, unit_records);
-    if (++logged == exit_after) std::_Exit(137);
-  }
-  exchange.finish();
-
-  // Pair the classes this rank owns.
-  CandidatePairing pairing(opset, o.seed);
-  std::vector<CandidateRule> local;
-  std::vector<RecordRef> records = sorted_records(exchange.records());
-  uint64_t classes = 0;
-  for (size_t i = 0; i < records.size();) {
-    size_t j = i;
-    std::vector<GraphCode> members;
-    for (; j < records.size() && records[j].fingerprint == records[i].fingerprint; ++j)
-      members.push_back(decode(records[j].code, opset));
-    ++classes;
-    pairing.pair(records[i].fingerprint, members, local);
-    i = j;
-  }
-  std::string wire;
-  for (const CandidateRule& r : local) append_rule(wire, r);
-  std::string all = gather_to_root(wire, rank, ranks);
+  std::vector<int64_t> todo = units_to_do(units.size(), log.get(), ranks);
 
   EnumerateSummary s;
-  s.ranks = exchange.size();
+  OwnedRules owned;
+  {
+    ProgressLine progress(static_cast<int64_t>(todo.size()), start);
+    ShardExchange exchange(todo, progress);
+    if (log) log->replay([&](std::string_view records) { resend(records, exchange); });
+    generate(generator, units, depth, exchange, log.get(), rank == 0 ? exit_after_units() : -1);
+    s.record_bytes = sum_over_ranks(exchange.records().size());
+    owned = pair_owned_classes(exchange.records(), opset, o.seed);
+  }  // the records go here
+  OwnedRules all;
+  all.keys = gather_to_root(owned.keys, rank, ranks);
+  all.survivors = gather_to_root(owned.survivors, rank, ranks);
+
+  s.ranks = ranks;
   s.graphs = sum_over_ranks(generator.counts().graphs);
-  s.classes = sum_over_ranks(classes);
-  s.record_bytes = sum_over_ranks(exchange.records().size());
-  s.failed_second_test = static_cast<int64_t>(sum_over_ranks(pairing.counts().split_by_second_eval));
-  s.failed_float_test = static_cast<int64_t>(sum_over_ranks(pairing.counts().failed_float_test));
+  s.classes = sum_over_ranks(owned.classes);
+  s.failed_second_test = static_cast<int64_t>(sum_over_ranks(owned.counts.split_by_second_eval));
+  s.failed_float_test = static_cast<int64_t>(sum_over_ranks(owned.counts.failed_float_test));
   s.peak_rss_bytes = max_over_ranks(peak_rss_bytes());  // the last collective: rank 0 may fail after it
-  if (exchange.rank() == 0) {
-    std::vector<CandidateRule> rules = read_rules(all, opset);
-    std::sort(rules.begin(), rules.end(), rule_less);  // the same order whatever the number of ranks
-    s.stages.push_back({"candidates", static_cast<int64_t>(rules.size())});
-    rules = prune_input_renamings(opset, std::move(rules));
-    s.stages.push_back({"after_input_renaming", static_cast<int64_t>(rules.size())});
-    rules = prune_common_subgraphs(opset, std::move(rules));
-    s.stages.push_back({"after_common_subgraphs", static_cast<int64_t>(rules.size())});
-    to_database(rules, opset, o, s).write(o.out_path);
+  if (rank == 0) {
+    write_rules(all, opset, o, s);
+    s.peak_rss_bytes = std::max(s.peak_rss_bytes, peak_rss_bytes());
   }
   s.seconds = seconds_since(start);
   return s;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <unordered_set>
 
 #include "runtime/hashing.h"
 
@@ -81,14 +80,6 @@ void for_each_renaming(const CandidateRule& r, const Opset& opset,
   assign(0);
 }
 
-uint64_t renaming_invariant_key(const CandidateRule& r, const Opset& opset) {
-  uint64_t best = std::numeric_limits<uint64_t>::max();
-  for_each_renaming(r, opset, [&](const std::vector<int>& rename) {
-    best = std::min({best, rule_key(r, opset, rename, false), rule_key(r, opset, rename, true)});
-  });
-  return best;
-}
-
 // Identical sub-DAGs across the two sides: hashes with sources unrenamed.
 bool same_op_on_inputs(const CandidateRule& r, const Opset& opset) {
   int s = num_sources(opset);
@@ -121,19 +112,16 @@ bool common_top(const CandidateRule& r, const Opset& opset) {
 
 }  // namespace
 
-std::vector<CandidateRule> prune_input_renamings(const Opset& opset, std::vector<CandidateRule> rules) {
-  std::unordered_set<uint64_t> seen;
-  std::vector<CandidateRule> kept;
-  for (CandidateRule& r : rules)
-    if (seen.insert(renaming_invariant_key(r, opset)).second) kept.push_back(std::move(r));
-  return kept;
+uint64_t renaming_key(const CandidateRule& r, const Opset& opset) {
+  uint64_t best = std::numeric_limits<uint64_t>::max();
+  for_each_renaming(r, opset, [&](const std::vector<int>& rename) {
+    best = std::min({best, rule_key(r, opset, rename, false), rule_key(r, opset, rename, true)});
+  });
+  return best;
 }
 
-std::vector<CandidateRule> prune_common_subgraphs(const Opset& opset, std::vector<CandidateRule> rules) {
-  std::vector<CandidateRule> kept;
-  for (CandidateRule& r : rules)
-    if (!same_op_on_inputs(r, opset) && !common_top(r, opset)) kept.push_back(std::move(r));
-  return kept;
+bool has_common_subgraph(const CandidateRule& r, const Opset& opset) {
+  return same_op_on_inputs(r, opset) || common_top(r, opset);
 }
 
 }  // namespace superopt

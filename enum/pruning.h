@@ -8,14 +8,16 @@
 
 namespace superopt {
 
-// Keeps the first of every set of rules that are one rule under a renaming of
-// interchangeable sources, in either direction (source and target swapped).
-std::vector<CandidateRule> prune_input_renamings(const Opset& opset, std::vector<CandidateRule> rules);
+// Equal for rules that are one rule under a renaming of interchangeable
+// sources, in either direction (source and target swapped). Keeping the
+// first rule of each key is TASO's input-renaming pruning.
+uint64_t renaming_key(const CandidateRule& rule, const Opset& opset);
 
-// Drops rules that a smaller rule implies: source and target share an
+// True when a smaller rule implies this one: source and target share an
 // operator applied to the same graph inputs (a common subgraph at the inputs),
 // or every output of both comes from the same operator whose inputs differ in
-// at most one position (a common subgraph containing all outputs).
-std::vector<CandidateRule> prune_common_subgraphs(const Opset& opset, std::vector<CandidateRule> rules);
+// at most one position (a common subgraph containing all outputs). Invariant
+// under renaming, so it commutes with the renaming pruning.
+bool has_common_subgraph(const CandidateRule& rule, const Opset& opset);
 
 }  // namespace superopt
