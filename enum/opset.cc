@@ -51,15 +51,6 @@ void read_header(const Json& root, const Where& top, Opset& opset) {
 
 // ---------------------------------------------------------------- sources
 
-std::string read_source_name(const Json& obj, const Where& w) {
-  const std::string& name = need_string(need_field(obj, "name", w), "name", w);
-  if (name.empty()) w.fail("name", "must not be empty");
-  if (name.find(':') != std::string::npos)
-    w.fail("name", "'" + name + "' contains ':', which separates a name from an output port");
-  if (has_control_character(name)) w.fail("name", "'" + name + "' contains a control character");
-  return name;
-}
-
 OpType read_source_kind(const Json& v, const Where& w) {
   const std::string& kind = need_string(v, "kind", w);
   std::optional<OpType> op = op_from_name(kind);
@@ -96,7 +87,7 @@ void read_source_group(const Json& v, size_t i, const std::string& file, SourceN
   if (!v.is_object()) w.fail("", "expected an object" + got(v));
   check_fields(v, {"name", "count", "kind", "shape"}, w);
   OpsetSource source;
-  source.name = read_source_name(v, w);
+  source.name = read_tensor_name(v, w);
   source.kind = read_source_kind(need_field(v, "kind", w), w);
   source.shape = read_shape(need_field(v, "shape", w), "shape", w);
   source.interchange_class = static_cast<int>(i);

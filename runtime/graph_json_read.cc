@@ -41,15 +41,6 @@ std::string entry_label(std::string_view array, size_t i, const Json& v) {
   return s;
 }
 
-std::string read_name(const Json& obj, const Where& w) {
-  const std::string& name = need_string(need_field(obj, "name", w), "name", w);
-  if (name.empty()) w.fail("name", "must not be empty");
-  if (name.find(':') != std::string::npos)
-    w.fail("name", "'" + name + "' contains ':', which separates a name from an output port");
-  if (has_control_character(name)) w.fail("name", "'" + name + "' contains a control character");
-  return name;
-}
-
 std::vector<float> read_data(const Json& v, const Shape& shape, const Where& w) {
   if (!v.is_array()) w.fail("data", "expected an array of numbers" + got(v));
   if (int64_t(v.size()) != shape.num_elements())
@@ -74,7 +65,7 @@ Entry read_source(const Json& v, std::string_view array, size_t i, const std::st
     check_fields(v, {"name", "shape", "data"}, e.where);
   else
     check_fields(v, {"name", "shape"}, e.where);
-  e.name = read_name(v, e.where);
+  e.name = read_tensor_name(v, e.where);
   e.params.shape = read_shape(need_field(v, "shape", e.where), "shape", e.where);
   if (const Json* data = find_field(v, "data")) e.data = read_data(*data, e.params.shape, e.where);
   return e;
@@ -108,7 +99,7 @@ Entry read_node(const Json& v, size_t i, const std::string& file) {
   e.where = {file, entry_label("nodes", i, v)};
   if (!v.is_object()) e.where.fail("", "expected an object" + got(v));
   check_fields(v, {"name", "op", "inputs", "params"}, e.where);
-  e.name = read_name(v, e.where);
+  e.name = read_tensor_name(v, e.where);
   const std::string& op = need_string(need_field(v, "op", e.where), "op", e.where);
   std::optional<OpType> type = op_from_name(op);
   if (!type) e.where.fail("op", "unknown operator '" + op + "' (known: " + known_operators() + ")");

@@ -236,6 +236,15 @@ std::pair<int32_t, int32_t> read_pair(const Json& v, std::string_view field, con
   return {int32_t(*a), int32_t(*b)};
 }
 
+std::string read_tensor_name(const Json& obj, const Where& w) {
+  const std::string& name = need_string(need_field(obj, "name", w), "name", w);
+  if (name.empty()) w.fail("name", "must not be empty");
+  if (name.find(':') != std::string::npos)
+    w.fail("name", "'" + name + "' contains ':', which separates a name from an output port");
+  if (has_control_character(name)) w.fail("name", "'" + name + "' contains a control character");
+  return name;
+}
+
 bool has_control_character(std::string_view s) {
   return std::any_of(s.begin(), s.end(),
                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });

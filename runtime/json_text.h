@@ -52,6 +52,9 @@ Shape read_shape(const Json& v, std::string_view field, const Where& w);
 // [a, b] with two positive 32-bit integers.
 std::pair<int32_t, int32_t> read_pair(const Json& v, std::string_view field, const Where& w);
 bool has_control_character(std::string_view s);
+// The "name" field of something tensors refer to: non-empty, no ':' (it
+// separates a name from an output port), no control characters.
+std::string read_tensor_name(const Json& obj, const Where& w);
 
 // Appends v on one line, with a space after ':' and ','.
 void render(std::string& out, const Json& v);
