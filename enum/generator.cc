@@ -66,6 +66,7 @@ struct Generator::State {
   const Opset& opset;
   const int max_ops;
   const int num_sources;
+  const bool order_inputs;
   GeneratorCounts& counts;
   ModArith ar;
 
@@ -91,8 +92,12 @@ struct Generator::State {
   };
   std::vector<Undo> undo;
 
-  State(const Opset& o, int max, uint64_t seed, GeneratorCounts& c)
-      : opset(o), max_ops(max), num_sources(static_cast<int>(o.sources.size())), counts(c) {
+  State(const Opset& o, int max, uint64_t seed, bool order, GeneratorCounts& c)
+      : opset(o),
+        max_ops(max),
+        num_sources(static_cast<int>(o.sources.size())),
+        order_inputs(order),
+        counts(c) {
     if (max_ops < 1 || max_ops > kMaxCodeOps)
       throw Error("--max-ops must be between 1 and " + std::to_string(kMaxCodeOps));
     if (num_sources + 2 * max_ops > 256) throw Error("operator set has too many sources");
@@ -187,7 +192,7 @@ struct Generator::State {
       // The next unused source of a class may be taken; the first input may just have taken it.
       bool first_took_next = i == 1 && op.inputs[0] < num_sources && source_class[op.inputs[0]] == c &&
                              source_index[op.inputs[0]] == used[c];
-      if (source_index[t] > used[c] + (first_took_next ? 1 : 0)) {
+      if (order_inputs && source_index[t] > used[c] + (first_took_next ? 1 : 0)) {
         ++counts.renamed_inputs;
         return false;
       }
@@ -364,8 +369,8 @@ struct Generator::State {
   }
 };
 
-Generator::Generator(const Opset& opset, int max_ops, uint64_t seed)
-    : state_(std::make_unique<State>(opset, max_ops, seed, counts_)) {}
+Generator::Generator(const Opset& opset, int max_ops, uint64_t seed, bool order_inputs)
+    : state_(std::make_unique<State>(opset, max_ops, seed, order_inputs, counts_)) {}
 
 Generator::~Generator() = default;
 

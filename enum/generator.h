@@ -42,7 +42,9 @@ using GraphVisitor = std::function<void(const GeneratedGraph&)>;
 // present (TASO: the graph is a longer way of writing a smaller one).
 class Generator {
  public:
-  Generator(const Opset& opset, int max_ops, uint64_t seed);
+  // `order_inputs` false turns off the index-order rule for interchangeable
+  // sources (every renaming is then generated), to measure or test it.
+  Generator(const Opset& opset, int max_ops, uint64_t seed, bool order_inputs = true);
   ~Generator();
   Generator(const Generator&) = delete;
   Generator& operator=(const Generator&) = delete;
