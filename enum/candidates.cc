@@ -7,6 +7,7 @@
 
 #include "enum/generator.h"
 #include "runtime/arith.h"
+#include "runtime/error.h"
 #include "runtime/evaluator.h"
 #include "runtime/hashing.h"
 
@@ -42,17 +43,46 @@ bool code_less(const GraphCode& a, const GraphCode& b) {
   return x < y;
 }
 
-CandidatePairing::CandidatePairing(const Opset& opset, uint64_t seed) : opset_(opset), seed_(seed) {}
+CandidatePairing::CandidatePairing(const Opset& opset, uint64_t seed) : opset_(opset) {
+  // Seeds unrelated to the fingerprint's, so the second test is independent.
+  ModArith mod;
+  RealArith<double> real(/*relu_as_polynomial=*/true);
+  auto exact = random_sources(mod, hash_combine(seed, 0x5ec0d));
+  auto reals = random_sources(real, hash_combine(seed, 0xf10a7));
+  Graph g;
+  for (const OpsetSource& s : opset.sources) {
+    NodeId n = s.kind == OpType::input ? g.add_input(s.name, s.shape) : g.add_weight(s.name, s.shape);
+    exact_inputs_.push_back(exact(g, n));
+    real_inputs_.push_back(reals(g, n));
+  }
+}
+
+namespace {
+
+// Looks a source up by its name in the opset's order.
+template <class T>
+const Tensor<T>& source_value(const Opset& opset, const std::vector<Tensor<T>>& values, const Graph& g,
+                              NodeId n) {
+  const std::string& name = g.node(n).name.str();
+  for (size_t s = 0; s < opset.sources.size(); ++s)
+    if (opset.sources[s].name == name) return values[s];
+  throw Error("source " + name + " is not in the operator set");
+}
+
+}  // namespace
 
 void CandidatePairing::pair(uint64_t fingerprint, const std::vector<GraphCode>& members,
                             std::vector<CandidateRule>& out) {
   if (members.size() < 2) return;
   ++counts_.classes;
-  // Seeds unrelated to the fingerprint's, so the second test is independent.
   ModArith mod;
   RealArith<double> real(/*relu_as_polynomial=*/true);
-  auto exact_inputs = random_sources(mod, hash_combine(seed_, 0x5ec0d));
-  auto real_inputs = random_sources(real, hash_combine(seed_, 0xf10a7));
+  SourceValues<ModArith> exact_inputs = [&](const Graph& g, NodeId n) {
+    return source_value(opset_, exact_inputs_, g, n);
+  };
+  SourceValues<RealArith<double>> real_inputs = [&](const Graph& g, NodeId n) {
+    return source_value(opset_, real_inputs_, g, n);
+  };
 
   std::vector<Evaluated> evaluated;
   for (const GraphCode& code : members) {

@@ -8,6 +8,7 @@
 
 #include "enum/graph_code.h"
 #include "enum/opset.h"
+#include "runtime/tensor.h"
 
 namespace superopt {
 
@@ -40,7 +41,10 @@ class CandidatePairing {
 
  private:
   const Opset& opset_;
-  uint64_t seed_;
+  // The second evaluation's inputs, exact and real, by source index: made
+  // once, since every member reads them.
+  std::vector<Tensor<uint64_t>> exact_inputs_;
+  std::vector<Tensor<double>> real_inputs_;
   PairingCounts counts_;
 };
 
