@@ -43,19 +43,12 @@ bool code_less(const GraphCode& a, const GraphCode& b) {
   return x < y;
 }
 
-CandidatePairing::CandidatePairing(const Opset& opset, uint64_t seed) : opset_(opset) {
-  // Seeds unrelated to the fingerprint's, so the second test is independent.
-  ModArith mod;
-  RealArith<double> real(/*relu_as_polynomial=*/true);
-  auto exact = random_sources(mod, hash_combine(seed, 0x5ec0d));
-  auto reals = random_sources(real, hash_combine(seed, 0xf10a7));
-  Graph g;
-  for (const OpsetSource& s : opset.sources) {
-    NodeId n = s.kind == OpType::input ? g.add_input(s.name, s.shape) : g.add_weight(s.name, s.shape);
-    exact_inputs_.push_back(exact(g, n));
-    real_inputs_.push_back(reals(g, n));
-  }
-}
+// Seeds unrelated to the fingerprint's, so the second test is independent.
+CandidatePairing::CandidatePairing(const Opset& opset, uint64_t seed)
+    : opset_(opset),
+      exact_inputs_(source_values(opset, ModArith(), hash_combine(seed, 0x5ec0d))),
+      real_inputs_(source_values(opset, RealArith<double>(/*relu_as_polynomial=*/true),
+                                 hash_combine(seed, 0xf10a7))) {}
 
 namespace {
 

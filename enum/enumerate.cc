@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <memory>
 #include <numeric>
+#include <unordered_set>
 
 #include "enum/candidates.h"
 #include "enum/checkpoint.h"
@@ -74,45 +75,14 @@ class ProgressLine {
   Clock::time_point start_, last_;
 };
 
-// Record layout in ShardExchange: [fingerprint 8][length 1][code].
-struct RecordRef {
-  uint64_t fingerprint;
-  std::string_view code;
-};
-
-std::vector<RecordRef> sorted_records(const std::string& store) {
-  std::vector<RecordRef> refs;
-  for (size_t at = 0; at < store.size();) {
-    uint64_t fp;
-    std::memcpy(&fp, store.data() + at, 8);
-    size_t len = static_cast<uint8_t>(store[at + 8]);
-    refs.push_back({fp, std::string_view(store).substr(at + 9, len)});
-    at += 9 + len;
-  }
+std::vector<GraphRecord> sorted_records(const std::string& store) {
+  std::vector<GraphRecord> records;
+  for_each_record(store, [&](const GraphRecord& r) { records.push_back(r); });
   // Code bytes start with the operator count, so byte order is code_less.
-  std::sort(refs.begin(), refs.end(), [](const RecordRef& a, const RecordRef& b) {
+  std::sort(records.begin(), records.end(), [](const GraphRecord& a, const GraphRecord& b) {
     return a.fingerprint != b.fingerprint ? a.fingerprint < b.fingerprint : a.code < b.code;
   });
-  return refs;
-}
-
-void append_record(std::string& out, uint64_t fingerprint, const std::string& code) {
-  char fp[8];
-  std::memcpy(fp, &fingerprint, 8);
-  out.append(fp, 8);
-  out.push_back(static_cast<char>(code.size()));
-  out += code;
-}
-
-// Records of a unit finished before a restart go to their owners again.
-void resend(std::string_view records, ShardExchange& exchange) {
-  for (size_t at = 0; at + 9 <= records.size();) {
-    uint64_t fp;
-    std::memcpy(&fp, records.data() + at, 8);
-    size_t len = static_cast<uint8_t>(records[at + 8]);
-    exchange.send(fp, std::string(records.substr(at + 9, len)));
-    at += 9 + len;
-  }
+  return records;
 }
 
 GraphCode decode(std::string_view bytes, const Opset& opset) {
@@ -322,7 +292,7 @@ struct OwnedRules {
 OwnedRules pair_owned_classes(const std::string& store, const Opset& opset, uint64_t seed) {
   OwnedRules owned;
   CandidatePairing pairing(opset, seed);
-  std::vector<RecordRef> records = sorted_records(store);
+  std::vector<GraphRecord> records = sorted_records(store);
   std::vector<CandidateRule> found;
   for (size_t i = 0; i < records.size();) {
     size_t j = i;
@@ -354,15 +324,9 @@ void write_rules(const OwnedRules& all, const Opset& opset, const EnumerateOptio
   std::sort(kept.begin(), kept.end(),
             [](const KeyedRule& a, const KeyedRule& b) { return rule_less(a.rule, b.rule); });
   std::vector<CandidateRule> rules;
-  std::vector<uint64_t> seen;
-  for (KeyedRule& k : kept) seen.push_back(k.key);
-  std::sort(seen.begin(), seen.end());
-  std::vector<char> taken(seen.size(), 0);
-  for (KeyedRule& k : kept) {
-    size_t at = std::lower_bound(seen.begin(), seen.end(), k.key) - seen.begin();
-    if (!taken[at]) rules.push_back(std::move(k.rule));
-    taken[at] = 1;
-  }
+  std::unordered_set<uint64_t> seen;
+  for (KeyedRule& k : kept)
+    if (seen.insert(k.key).second) rules.push_back(std::move(k.rule));
   s.stages = {{"candidates", static_cast<int64_t>(keys.size())},
               {"after_input_renaming", distinct},
               {"after_common_subgraphs", static_cast<int64_t>(rules.size())}};
@@ -398,7 +362,10 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   {
     ProgressLine progress(static_cast<int64_t>(todo.size()), start);
     ShardExchange exchange(todo, progress);
-    if (log) log->replay([&](std::string_view records) { resend(records, exchange); });
+    if (log)  // records of units finished before a restart go to their owners again
+      log->replay([&](std::string_view records) {
+        for_each_record(records, [&](const GraphRecord& r) { exchange.send(r.fingerprint, r.code); });
+      });
     generate(generator, units, depth, exchange, log.get(), rank == 0 ? exit_after_units() : -1);
     s.record_bytes = sum_over_ranks(exchange.records().size());
     owned = pair_owned_classes(exchange.records(), opset, o.seed);

@@ -112,19 +112,17 @@ struct Generator::State {
   }
 
   void load_sources(uint64_t seed) {
-    Graph g;
+    std::vector<Values> random = source_values(opset, ar, seed);
     std::vector<int> class_size;
     for (int s = 0; s < num_sources; ++s) {
       const OpsetSource& src = opset.sources[s];
-      NodeId n =
-          src.kind == OpType::input ? g.add_input(src.name, src.shape) : g.add_weight(src.name, src.shape);
-      values[s] = random_sources(ar, seed)(g, n);
+      values[s] = std::move(random[s]);
       from_weights[s] = src.kind == OpType::weight;
       if (src.interchange_class >= static_cast<int>(class_size.size()))
         class_size.resize(src.interchange_class + 1);
       source_class.push_back(src.interchange_class);
       source_index.push_back(class_size[src.interchange_class]++);
-      desc_of[s] = intern(g.desc({n, 0}));
+      desc_of[s] = intern(TensorDesc{src.shape, {}});
       hash_of[s] = tensor_hash(values[s].shape, values[s].data);
       tensors_by_desc[desc_of[s]].push_back(s);
     }

@@ -60,9 +60,7 @@ Graph code_to_graph(const GraphCode& code, const Opset& opset, const std::vector
   std::vector<TensorRef> tensor(num_sources + 2 * code.ops.size());
   auto source = [&](int id) {
     if (tensor[id].node >= 0) return tensor[id];
-    const OpsetSource& s = opset.sources[id];
-    NodeId n = s.kind == OpType::input ? g.add_input(s.name, s.shape) : g.add_weight(s.name, s.shape);
-    return tensor[id] = {n, 0};
+    return tensor[id] = {add_source(g, opset.sources[id]), 0};
   };
   for (size_t k = 0; k < code.ops.size(); ++k) {
     const CodeOp& op = code.ops[k];
@@ -81,6 +79,10 @@ Graph code_to_graph(const GraphCode& code, const Opset& opset, const std::vector
   std::vector<int> ids = outputs ? *outputs : code_outputs(code, opset);
   for (int id : ids) g.add_output(id < num_sources ? source(id) : tensor[id]);
   return g;
+}
+
+NodeId add_source(Graph& g, const OpsetSource& s) {
+  return s.kind == OpType::input ? g.add_input(s.name, s.shape) : g.add_weight(s.name, s.shape);
 }
 
 std::string code_str(const GraphCode& code, const Opset& opset) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "enum/opset.h"
+#include "runtime/evaluator.h"
 #include "runtime/graph.h"
 
 namespace superopt {
@@ -48,6 +49,20 @@ std::vector<int> code_outputs(const GraphCode& code, const Opset& opset);
 // that order unless `outputs` gives the tensor ids. Throws Error if a shape
 // does not fit (a code from another opset).
 Graph code_to_graph(const GraphCode& code, const Opset& opset, const std::vector<int>* outputs = nullptr);
+
+// An opset source as a node of g: an input or a weight with the source's name.
+NodeId add_source(Graph& g, const OpsetSource& s);
+
+// Seeded random values of every source, in opset order: what evaluate() gets
+// from random_sources(ar, seed) for graphs over these sources.
+template <class A>
+std::vector<Tensor<typename A::Value>> source_values(const Opset& opset, const A& ar, uint64_t seed) {
+  SourceValues<A> random = random_sources(ar, seed);
+  Graph g;
+  std::vector<Tensor<typename A::Value>> values;
+  for (const OpsetSource& s : opset.sources) values.push_back(random(g, add_source(g, s)));
+  return values;
+}
 
 // A readable one-line form: "matmul(x1, w1); relu(#0)".
 std::string code_str(const GraphCode& code, const Opset& opset);

@@ -31,18 +31,29 @@ ShardExchange::~ShardExchange() {
   for (PendingSend* p : pending_) delete p;
 }
 
-void ShardExchange::send(uint64_t fingerprint, const std::string& code_bytes) {
-  int owner = static_cast<int>(fingerprint % static_cast<uint64_t>(size_));
-  std::string& out = owner == rank_ ? store_ : outbox_[owner];
+void append_record(std::string& out, uint64_t fingerprint, std::string_view code) {
   char fp[8];
   std::memcpy(fp, &fingerprint, 8);
   out.append(fp, 8);
-  out.push_back(static_cast<char>(code_bytes.size()));
-  out.append(code_bytes);
-  if (owner == rank_)
-    ++received_;
-  else if (out.size() >= kBatchBytes)
-    flush(owner);
+  out.push_back(static_cast<char>(code.size()));
+  out.append(code);
+}
+
+void for_each_record(std::string_view records, const std::function<void(const GraphRecord&)>& f) {
+  for (size_t at = 0; at + 9 <= records.size();) {
+    GraphRecord r;
+    std::memcpy(&r.fingerprint, records.data() + at, 8);
+    size_t len = static_cast<uint8_t>(records[at + 8]);
+    r.code = records.substr(at + 9, len);
+    f(r);
+    at += 9 + len;
+  }
+}
+
+void ShardExchange::send(uint64_t fingerprint, std::string_view code_bytes) {
+  int owner = static_cast<int>(fingerprint % static_cast<uint64_t>(size_));
+  append_record(owner == rank_ ? store_ : outbox_[owner], fingerprint, code_bytes);
+  if (owner != rank_ && outbox_[owner].size() >= kBatchBytes) flush(owner);
 }
 
 void ShardExchange::flush(int owner) {
@@ -87,7 +98,6 @@ void ShardExchange::serve(bool block) {
              MPI_STATUS_IGNORE);
     switch (status.MPI_TAG) {
       case kRecords:
-        for (size_t at = 0; at < buffer.size(); at += 9 + static_cast<uint8_t>(buffer[at + 8])) ++received_;
         store_.append(buffer);
         break;
       case kWorkRequest: {  // rank 0: a worker's graph count, answered with a unit

@@ -6,9 +6,19 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace superopt {
+
+// A graph record as ranks exchange and store them:
+// [fingerprint: 8 bytes][code length: 1 byte][code bytes].
+struct GraphRecord {
+  uint64_t fingerprint;
+  std::string_view code;
+};
+void append_record(std::string& out, uint64_t fingerprint, std::string_view code);
+void for_each_record(std::string_view records, const std::function<void(const GraphRecord&)>& f);
 
 class ShardExchange {
  public:
@@ -28,15 +38,14 @@ class ShardExchange {
   // how many graphs this rank has made so far (for progress).
   int64_t next_unit(uint64_t graphs);
   // Queues one record for the owner of `fingerprint`.
-  void send(uint64_t fingerprint, const std::string& code_bytes);
+  void send(uint64_t fingerprint, std::string_view code_bytes);
   // Called between graphs: answers requests and takes in records.
   void poll();
   // Sends what is queued, then takes in records until every rank is done.
   void finish();
 
-  // This rank's records: [fingerprint: 8 bytes][length: 1 byte][code bytes].
+  // The records this rank owns (GraphRecord layout).
   const std::string& records() const { return store_; }
-  uint64_t records_received() const { return received_; }
 
  private:
   void flush(int owner);
@@ -47,7 +56,6 @@ class ShardExchange {
   std::vector<int64_t> units_;
   size_t next_ = 0;  // rank 0 hands out units in order
   int done_ranks_ = 0;
-  uint64_t received_ = 0;
   std::vector<std::string> outbox_;
   std::vector<uint64_t> graphs_by_rank_;
   struct PendingSend;

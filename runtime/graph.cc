@@ -143,13 +143,6 @@ void Graph::infer_shapes() {
   }
 }
 
-std::vector<std::vector<NodeId>> Graph::consumers() const {
-  std::vector<std::vector<NodeId>> users(nodes_.size());
-  for (NodeId i = 0; i < num_nodes(); ++i)
-    for (TensorRef t : nodes_[i].inputs()) users[t.node].push_back(i);
-  return users;
-}
-
 DependencyOrder dependency_order(int n, const std::function<std::span<const TensorRef>(int)>& inputs_of) {
   // Depth-first post-order from each root in turn; an input found still open closes a cycle.
   enum : char { unseen, open, done };

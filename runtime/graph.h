@@ -83,8 +83,6 @@ class Graph {
   // Recomputes every node's outputs in topological order; throws Error on a
   // cycle or on a node whose inputs no longer fit.
   void infer_shapes();
-  // consumers()[n] lists the nodes reading any output of node n (with repeats).
-  std::vector<std::vector<NodeId>> consumers() const;
 
  private:
   NodeId push(Node node);
