@@ -23,6 +23,7 @@
 #include "enum/shard_exchange.h"
 #include "runtime/error.h"
 #include "runtime/hashing.h"
+#include "runtime/mpi_world.h"
 #include "runtime/rule_database.h"
 
 namespace superopt {
@@ -194,29 +195,6 @@ int64_t exit_after_units() {
   return v ? std::atoll(v) : -1;
 }
 
-// Runs f on every rank; if it throws Error on any, every rank throws the
-// message of the lowest such rank, so that no rank waits for the others.
-template <class F>
-void on_all_ranks(F&& f) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  std::string message;
-  try {
-    f();
-  } catch (const Error& e) {
-    message = e.what();
-  }
-  int mine = message.empty() ? ranks : rank, first = ranks;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == ranks) return;
-  uint64_t size = message.size();
-  MPI_Bcast(&size, 1, MPI_UINT64_T, first, MPI_COMM_WORLD);
-  message.resize(size);
-  MPI_Bcast(message.data(), static_cast<int>(size), MPI_CHAR, first, MPI_COMM_WORLD);
-  throw Error(message);
-}
-
 // Runs the work units this rank is given, sending each graph to its owner
 // and logging each finished unit.
 void generate(Generator& generator, const std::vector<GraphCode>& units, int depth, ShardExchange& exchange,
@@ -343,7 +321,8 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   Opset opset;
   std::unique_ptr<Generator> made;
   std::unique_ptr<CheckpointLog> log;
-  on_all_ranks([&] {
+  const MpiWorld world;  // MPI is already running: the command started it
+  world.on_all_ranks([&] {
     opset = read_opset_file(o.opset_path);
     check_output(o);
     made = std::make_unique<Generator>(opset, o.max_ops, o.seed);

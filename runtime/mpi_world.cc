@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include "runtime/error.h"
+
 namespace superopt {
 
 MpiWorld::MpiWorld() {
@@ -38,6 +40,19 @@ std::vector<uint64_t> MpiWorld::all_gather(uint64_t value) const {
   std::vector<uint64_t> all(size_);
   MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   return all;
+}
+
+void MpiWorld::on_all_ranks(const std::function<void()>& f) const {
+  std::string message;
+  try {
+    f();
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  int mine = message.empty() ? size_ : rank_, first = size_;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size_) return;
+  throw Error(broadcast(message, first));
 }
 
 }  // namespace superopt

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ class MpiWorld {
   std::string broadcast(const std::string& text, int root = 0) const;
   // Every rank gets the values of all ranks, indexed by rank.
   std::vector<uint64_t> all_gather(uint64_t value) const;
+  // Runs f on every rank; if it throws Error on any, every rank throws the
+  // message of the lowest such rank, so that no rank waits for the others.
+  void on_all_ranks(const std::function<void()>& f) const;
 
  private:
   int rank_ = 0;

@@ -1,0 +1,417 @@
+// The axiom file parser. Grammar (see verify/axioms/README.md):
+//   entry   := comment-lines "axiom" NAME ":" "forall" binder+ "." term "=" term
+//   binder  := NAME ":" "[" atom,* "]"  (a tensor with its shape)  |  NAME ":" KIND
+//   term    := NAME [ "[" key "=" value,* "]" ] [ "(" term,* ")" ]
+// An entry continues on lines that start with white space.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "runtime/error.h"
+#include "runtime/json_text.h"
+#include "verify/axioms.h"
+#include "verify/param_ints.h"
+
+namespace superopt::verify {
+namespace {
+
+constexpr std::string_view kKindNames[] = {"dim",        "ksize", "stride", "padding",
+                                           "activation", "axis",  "kernel"};
+
+struct Token {
+  enum Kind { name, number, punct, end } kind = end;
+  std::string text;
+  int line = 0;
+};
+
+std::vector<Token> tokenize(std::string_view text, int first_line, const std::string& where) {
+  std::vector<Token> tokens;
+  int line = first_line;
+  for (size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (c == '\n') ++line;
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      tokens.push_back({Token::name, std::string(text.substr(i, j - i)), line});
+      i = j;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '-' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
+      size_t j = i + 1;
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      tokens.push_back({Token::number, std::string(text.substr(i, j - i)), line});
+      i = j;
+    } else if (std::string_view("[](),:.=").find(c) != std::string_view::npos) {
+      tokens.push_back({Token::punct, std::string(1, c), line});
+      ++i;
+    } else {
+      throw Error(where + ":" + std::to_string(line) + ": unexpected character '" + std::string(1, c) + "'");
+    }
+  }
+  tokens.push_back({Token::end, "end of axiom", line});
+  return tokens;
+}
+
+class EntryParser {
+ public:
+  EntryParser(std::vector<Token> tokens, std::string where)
+      : tokens_(std::move(tokens)), where_(std::move(where)) {}
+
+  Axiom parse() {
+    Axiom ax;
+    expect_name("axiom");
+    ax.line = peek().line;
+    ax.name = take_name("an axiom name");
+    expect(":");
+    expect_name("forall");
+    while (!is(".")) parse_binder(ax);
+    expect(".");
+    ax.lhs = parse_term();
+    expect("=");
+    ax.rhs = parse_term();
+    if (peek().kind != Token::end) fail("expected the end of the axiom, got '" + peek().text + "'");
+    if (ax.tensors.empty()) fail("axiom " + ax.name + " binds no tensor");
+    for (const auto& [name, kind] : vars_) ax.vars.push_back({name, kind});
+    check_used(ax);
+    return ax;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message) const {
+    throw Error(where_ + ":" + std::to_string(peek().line) + ": " + message);
+  }
+  const Token& peek() const { return tokens_[pos_]; }
+  bool is(std::string_view punct) const { return peek().kind == Token::punct && peek().text == punct; }
+  void expect(std::string_view punct) {
+    if (!is(punct)) fail("expected '" + std::string(punct) + "', got '" + peek().text + "'");
+    ++pos_;
+  }
+  void expect_name(std::string_view word) {
+    if (peek().kind != Token::name || peek().text != word)
+      fail("expected '" + std::string(word) + "', got '" + peek().text + "'");
+    ++pos_;
+  }
+  std::string take_name(const std::string& what) {
+    if (peek().kind != Token::name) fail("expected " + what + ", got '" + peek().text + "'");
+    return tokens_[pos_++].text;
+  }
+  int64_t take_number() {
+    if (peek().kind != Token::number) fail("expected a number, got '" + peek().text + "'");
+    return std::stoll(tokens_[pos_++].text);
+  }
+
+  // A dimension first met in a shape may be declared a kernel size afterwards.
+  void bind(const std::string& name, VarKind kind) {
+    bool implicit_dim = vars_.count(name) && vars_[name] == VarKind::dim && !declared_.count(name);
+    if ((vars_.count(name) && !(implicit_dim && kind == VarKind::ksize)) || tensors_.count(name))
+      fail("variable " + name + " is bound twice");
+    vars_[name] = kind;
+    declared_.insert(name);
+  }
+
+  // A dimension: a literal size or a variable (bound as a dimension on first use).
+  IntAtom dim_atom() {
+    if (peek().kind == Token::number) {
+      int64_t v = take_number();
+      if (v < 1) fail("a dimension must be positive");
+      return {"", v};
+    }
+    std::string name = take_name("a dimension");
+    auto it = vars_.find(name);
+    if (it == vars_.end()) {
+      if (tensors_.count(name)) fail(name + " is a tensor, not a dimension");
+      vars_[name] = VarKind::dim;
+    } else if (it->second != VarKind::dim && it->second != VarKind::ksize) {
+      fail(name + " is a " + std::string(var_kind_name(it->second)) + ", not a dimension");
+    }
+    return {name, 0};
+  }
+
+  std::vector<IntAtom> dim_list() {
+    expect("[");
+    std::vector<IntAtom> dims;
+    while (!is("]")) {
+      if (!dims.empty()) expect(",");
+      dims.push_back(dim_atom());
+    }
+    expect("]");
+    if (dims.size() > static_cast<size_t>(kMaxRank)) fail("more than 6 dimensions");
+    return dims;
+  }
+
+  void parse_binder(Axiom& ax) {
+    std::string name = take_name("a variable");
+    expect(":");
+    if (is("[")) {
+      if (vars_.count(name) || tensors_.count(name)) fail("variable " + name + " is bound twice");
+      tensors_.insert(name);
+      ax.tensors.push_back({name, dim_list()});
+      return;
+    }
+    std::string kind = take_name("a variable kind");
+    auto it = std::find(std::begin(kKindNames), std::end(kKindNames), kind);
+    if (it == std::end(kKindNames))
+      fail("unknown variable kind '" + kind + "' (dim, ksize, stride, padding, activation, axis, kernel)");
+    bind(name, static_cast<VarKind>(it - std::begin(kKindNames)));
+  }
+
+  // The integers of one parameter, in param_ints order.
+  std::vector<IntAtom> param_value(OpType op, Param param) {
+    auto var_of = [&](VarKind want) -> std::optional<std::string> {
+      if (peek().kind != Token::name) return std::nullopt;
+      auto it = vars_.find(peek().text);
+      if (it == vars_.end()) return std::nullopt;
+      if (it->second != want)
+        fail(peek().text + " is a " + std::string(var_kind_name(it->second)) + ", not a " +
+             std::string(var_kind_name(want)));
+      return tokens_[pos_++].text;
+    };
+    auto pair = [&](VarKind kind) -> std::vector<IntAtom> {
+      if (auto v = var_of(kind)) return {{*v + ".h", 0}, {*v + ".w", 0}};
+      if (is("[")) {
+        auto dims = dim_list();
+        if (dims.size() != 2) fail(std::string(param_name(param)) + " takes 2 values");
+        return dims;
+      }
+      int64_t v = take_number();
+      return {{"", v}, {"", v}};
+    };
+    auto choice = [&](VarKind kind, std::string_view a, std::string_view b) -> std::vector<IntAtom> {
+      if (auto v = var_of(kind)) return {{*v, 0}};
+      std::string word = take_name(std::string(a) + " or " + std::string(b));
+      if (word != a && word != b)
+        fail("expected " + std::string(a) + " or " + std::string(b) + ", got " + word);
+      return {{"", word == a ? 0 : 1}};
+    };
+    switch (param) {
+      case Param::shape:
+        return dim_list();
+      case Param::perm: {
+        expect("[");
+        OpParams p;
+        for (int i = 0; !is("]"); ++i) {
+          if (i) expect(",");
+          if (i == kMaxRank) fail("perm has more than 6 entries");
+          p.perm[i] = static_cast<int8_t>(take_number());
+        }
+        expect("]");
+        return {{"", param_ints(OpType::transpose, p)[0]}};
+      }
+      case Param::kernel:
+        return pair(VarKind::kernel);
+      case Param::stride:
+        return pair(VarKind::stride);
+      case Param::padding:
+        return choice(VarKind::padding, "same", "valid");
+      case Param::activation:
+        return choice(VarKind::activation, "none", "relu");
+      case Param::axis:
+        if (auto v = var_of(VarKind::axis)) return {{*v, 0}};
+        return {{"", take_number()}};
+      case Param::epsilon:
+        fail(std::string(op_name(op)) + ": epsilon cannot be written in axioms");
+    }
+    fail("unknown parameter");
+  }
+
+  // Parameters as written, then defaults for the rest, in param_ints order.
+  std::vector<IntAtom> parse_params(OpType op) {
+    std::map<Param, std::vector<IntAtom>> given;
+    std::optional<IntAtom> groups;
+    if (is("[")) {
+      expect("[");
+      for (bool first = true; !is("]"); first = false) {
+        if (!first) expect(",");
+        std::string key = take_name("a parameter name");
+        if (key == "groups" && has_groups(op)) {
+          if (groups) fail("parameter groups given twice");
+          expect("=");
+          groups = dim_atom();
+          continue;
+        }
+        std::optional<Param> param;
+        for (int i = 0; i < kNumParams; ++i)
+          if (param_name(static_cast<Param>(i)) == key) param = static_cast<Param>(i);
+        if (!param || !op_info(op).takes(*param))
+          fail(std::string(op_name(op)) + " takes no parameter '" + key + "'");
+        if (given.count(*param)) fail("parameter " + key + " given twice");
+        expect("=");
+        given[*param] = param_value(op, *param);
+      }
+      expect("]");
+    }
+    const std::vector<int64_t> defaults = param_ints(op, OpParams{});
+    std::vector<IntAtom> atoms;
+    size_t default_pos = 0;
+    for (int i = 0; i < kNumParams; ++i) {
+      Param param = static_cast<Param>(i);
+      if (!op_info(op).takes(param)) continue;
+      size_t width = param == Param::shape ? 0 : (param == Param::kernel || param == Param::stride) ? 2 : 1;
+      auto it = given.find(param);
+      if (it != given.end()) {
+        atoms.insert(atoms.end(), it->second.begin(), it->second.end());
+      } else if (param == Param::shape || param == Param::kernel || param == Param::axis) {
+        fail(std::string(op_name(op)) + " needs its " + std::string(param_name(param)) + " parameter");
+      } else {
+        for (size_t k = 0; k < width; ++k) atoms.push_back({"", defaults[default_pos + k]});
+      }
+      default_pos += width;
+    }
+    // Unless written, a convolution property is stated for ungrouped convolutions only.
+    if (has_groups(op)) atoms.push_back(groups.value_or(IntAtom{"", 1}));
+    return atoms;
+  }
+
+  Term parse_term() {
+    std::string name = take_name("a tensor or an operator");
+    Term t;
+    if (tensors_.count(name)) {
+      t.var = name;
+      used_.insert(name);
+      return t;
+    }
+    if (vars_.count(name)) fail(name + " is a " + std::string(var_kind_name(vars_[name])) + ", not a tensor");
+    std::optional<OpType> op = op_from_name(name);
+    if (!op && (name == "split0" || name == "split1")) {
+      op = OpType::split;
+      t.port = name == "split1";
+    }
+    if (!op || *op == OpType::input || *op == OpType::weight || *op == OpType::opaque)
+      fail("unknown operator or unbound tensor '" + name + "'");
+    if (*op == OpType::split && name == "split") fail("write split0 or split1 for split's outputs");
+    t.op = *op;
+    size_t before = pos_;
+    t.params = parse_params(*op);
+    for (size_t i = before; i < pos_; ++i)
+      if (tokens_[i].kind == Token::name && vars_.count(tokens_[i].text)) used_.insert(tokens_[i].text);
+    if (is("(")) {
+      expect("(");
+      while (!is(")")) {
+        if (!t.args.empty()) expect(",");
+        t.args.push_back(parse_term());
+      }
+      expect(")");
+    }
+    const OpInfo& info = op_info(*op);
+    int n = static_cast<int>(t.args.size());
+    if (n < info.min_inputs || n > info.max_inputs)
+      fail(name + " takes " + std::to_string(info.min_inputs) +
+           (info.max_inputs > info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
+           " inputs, given " + std::to_string(n));
+    return t;
+  }
+
+  void check_used(const Axiom& ax) {
+    for (const TensorVar& tv : ax.tensors)
+      if (!used_.count(tv.name)) fail("tensor " + tv.name + " is bound but not used");
+    for (const ParamVar& v : ax.vars)
+      if (v.kind != VarKind::dim && v.kind != VarKind::ksize && !used_.count(v.name))
+        fail("variable " + v.name + " is bound but not used");
+  }
+
+  std::vector<Token> tokens_;
+  std::string where_;
+  size_t pos_ = 0;
+  std::map<std::string, VarKind> vars_;
+  std::set<std::string> tensors_;
+  std::set<std::string> declared_;
+  std::set<std::string> used_;
+};
+
+bool starts_entry(std::string_view line) {
+  return line.rfind("axiom", 0) == 0;
+}
+
+}  // namespace
+
+std::string_view var_kind_name(VarKind k) {
+  return kKindNames[static_cast<int>(k)];
+}
+
+bool AxiomSet::mentions(OpType op) const {
+  std::function<bool(const Term&)> in = [&](const Term& t) {
+    if (!t.is_var() && t.op == op) return true;
+    return std::any_of(t.args.begin(), t.args.end(), in);
+  };
+  return std::any_of(axioms.begin(), axioms.end(), [&](const Axiom& a) { return in(a.lhs) || in(a.rhs); });
+}
+
+AxiomSet parse_axioms(std::string_view text, std::string_view source_name) {
+  AxiomSet set;
+  set.source = source_name;
+  std::string comment, entry;
+  int line_no = 0, entry_line = 0;
+  auto finish = [&] {
+    if (entry.empty()) return;
+    Axiom ax = EntryParser(tokenize(entry, entry_line, set.source), set.source).parse();
+    ax.comment = comment;
+    if (ax.comment.empty())
+      throw Error(set.source + ":" + std::to_string(entry_line) + ": axiom " + ax.name +
+                  " has no comment saying what it states");
+    for (const Axiom& other : set.axioms)
+      if (other.name == ax.name)
+        throw Error(set.source + ":" + std::to_string(entry_line) + ": axiom " + ax.name +
+                    " is defined twice");
+    set.axioms.push_back(std::move(ax));
+    entry.clear();
+    comment.clear();
+  };
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    ++line_no;
+    pos = end + 1;
+    bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
+    if (!entry.empty() && !blank && (line[0] == ' ' || line[0] == '\t')) {
+      entry += "\n";
+      entry += line;
+      continue;
+    }
+    finish();
+    if (blank) {
+      comment.clear();
+    } else if (line[0] == '#') {
+      std::string_view c = line.substr(1);
+      if (!c.empty() && c[0] == ' ') c.remove_prefix(1);
+      comment += (comment.empty() ? "" : " ") + std::string(c);
+    } else if (starts_entry(line)) {
+      entry = line;
+      entry_line = line_no;
+    } else {
+      throw Error(set.source + ":" + std::to_string(line_no) +
+                  ": expected an axiom, a comment or a blank line");
+    }
+  }
+  finish();
+  if (set.axioms.empty()) throw Error(set.source + ": no axioms");
+  return set;
+}
+
+AxiomSet read_axiom_file(const std::string& path) {
+  return parse_axioms(json::read_text_file(path), path);
+}
+
+std::string term_str(const Term& t) {
+  if (t.is_var()) return t.var;
+  std::string s(op_name(t.op));
+  if (t.op == OpType::split) s = "split" + std::to_string(t.port);
+  if (!t.params.empty()) {
+    s += "[";
+    for (size_t i = 0; i < t.params.size(); ++i)
+      s += (i ? "," : "") + (t.params[i].is_var() ? t.params[i].var : std::to_string(t.params[i].value));
+    s += "]";
+  }
+  if (!t.args.empty()) {
+    s += "(";
+    for (size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + term_str(t.args[i]);
+    s += ")";
+  }
+  return s;
+}
+
+}  // namespace superopt::verify

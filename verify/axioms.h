@@ -1,0 +1,71 @@
+// Operator axioms as data: the parsed form of an axiom file (verify/axioms/*.ax),
+// universally quantified equalities over tensor, parameter and dimension variables.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/operator_registry.h"
+
+namespace superopt::verify {
+
+// An integer in an operator's encoded parameters (param_ints.h): a literal or
+// a variable bound by the axiom ("s.h" for the height of stride variable s).
+struct IntAtom {
+  std::string var;  // empty: a literal
+  int64_t value = 0;
+  bool is_var() const { return !var.empty(); }
+};
+
+// What a parameter variable ranges over. `ksize` variables are dimensions
+// that only take kernel sizes; `dim` variables are the other dimensions.
+enum class VarKind : uint8_t { dim, ksize, stride, padding, activation, axis, kernel };
+std::string_view var_kind_name(VarKind k);
+
+struct TensorVar {
+  std::string name;
+  std::vector<IntAtom> shape;  // dimension variables or literal sizes
+};
+
+struct ParamVar {
+  std::string name;
+  VarKind kind = VarKind::dim;
+};
+
+// A term: a tensor variable, or an operator applied to parameters and terms.
+// Constants are operators without arguments; `port` picks split's output.
+struct Term {
+  std::string var;  // non-empty: a tensor variable
+  OpType op = OpType::opaque;
+  int port = 0;
+  std::vector<IntAtom> params;  // the operator's encoded parameters (param_ints.h)
+  std::vector<Term> args;
+  bool is_var() const { return !var.empty(); }
+};
+
+struct Axiom {
+  std::string name;
+  std::string comment;  // what it states
+  int line = 0;         // where it starts in its file
+  std::vector<TensorVar> tensors;
+  std::vector<ParamVar> vars;  // every integer-valued variable, dimensions included
+  Term lhs, rhs;
+};
+
+struct AxiomSet {
+  std::string source;  // the file it came from
+  std::vector<Axiom> axioms;
+  // Operators that some axiom mentions.
+  bool mentions(OpType op) const;
+};
+
+// Parses an axiom file. Throws Error "FILE:LINE: message" on anything malformed.
+AxiomSet parse_axioms(std::string_view text, std::string_view source_name);
+AxiomSet read_axiom_file(const std::string& path);
+
+// The text of a term, as it would be written in an axiom file.
+std::string term_str(const Term& t);
+
+}  // namespace superopt::verify

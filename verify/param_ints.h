@@ -1,0 +1,36 @@
+// Operator parameters as a flat list of integers: how the Z3 encoding names an
+// operator instance, and how axiom terms written with variables become graphs.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/operator_registry.h"
+
+namespace superopt::verify {
+
+// In registry order of the parameters the operator takes: shape (one integer per
+// dimension), perm (one code: 0 for reversing, which is also what any explicit
+// reversal encodes to), kernel (h, w), stride (h, w), padding (0 same, 1 valid),
+// activation (0 none, 1 relu), axis, epsilon (its float bits).
+std::vector<int64_t> param_ints(OpType op, const OpParams& p);
+
+// The inverse; throws Error when the integers do not describe parameters of op.
+OpParams params_from_ints(OpType op, std::span<const int64_t> ints);
+
+// How many integers op's parameters take, given the rank of a shape parameter.
+int num_param_ints(OpType op, int shape_rank);
+
+// What the encoding knows of a node beyond its registry parameters: a convolution's
+// number of groups (derived from its shapes), appended as one more integer, since
+// several convolution properties hold only for some groups.
+std::vector<int64_t> node_ints(OpType op, const OpParams& p, int64_t conv_groups);
+bool has_groups(OpType op);
+
+// The name of the uninterpreted function for an operator, output port and number of
+// parameter integers: "conv2d", "split.1", "I_ewmul/2" (shape-taking: with the rank).
+std::string function_name(OpType op, int port, int num_ints);
+
+}  // namespace superopt::verify

@@ -1,0 +1,49 @@
+// Rule proofs by entailment from the axioms (see prover.h).
+#include "verify/prover.h"
+
+#include <chrono>
+
+#include "runtime/error.h"
+
+namespace superopt::verify {
+
+RuleProver::RuleProver(z3::context& ctx, const AxiomSet& axioms, unsigned timeout_ms, unsigned rlimit)
+    : theory_(ctx), axioms_(ctx), params_(ctx) {
+  params_.set("timeout", timeout_ms);
+  if (rlimit) params_.set("rlimit", rlimit);
+  // E-matching only: model-based instantiation cannot prove more here, and it
+  // turns quick "not entailed" answers into long searches.
+  params_.set("mbqi", false);
+  for (const Axiom& ax : axioms.axioms) axioms_.push_back(theory_.axiom(ax));
+}
+
+Proof RuleProver::prove(const Rule& rule) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<z3::expr> src = theory_.graph_outputs(rule.source);
+  std::vector<z3::expr> tgt = theory_.graph_outputs(rule.target);
+  if (src.size() != tgt.size())
+    throw Error("rule has " + std::to_string(src.size()) + " source and " + std::to_string(tgt.size()) +
+                " target outputs");
+  z3::context& ctx = theory_.context();
+  z3::expr_vector differs(ctx);
+  for (size_t k = 0; k < src.size(); ++k) differs.push_back(src[k] != tgt[k]);
+  z3::solver solver(ctx);
+  solver.set(params_);
+  solver.add(axioms_);
+  solver.add(z3::mk_or(differs));
+  z3::check_result r = solver.check();
+  // Without model-based instantiation Z3 answers "unknown (incomplete
+  // quantifiers)" when its instances run out: not entailed, as far as it can tell.
+  const std::string reason = r == z3::unknown ? solver.reason_unknown() : "";
+  bool out_of_time = reason.find("timeout") != std::string::npos ||
+                     reason.find("canceled") != std::string::npos ||
+                     reason.find("resource") != std::string::npos;
+  Proof proof;
+  proof.outcome = r == z3::unsat ? ProofOutcome::proved
+                  : out_of_time  ? ProofOutcome::timeout
+                                 : ProofOutcome::not_entailed;
+  proof.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return proof;
+}
+
+}  // namespace superopt::verify

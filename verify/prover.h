@@ -1,0 +1,36 @@
+// Proves rules from the axioms: for every mapped output, the axioms entail
+// source == target (the negation is unsatisfiable), within a timeout.
+#pragma once
+
+#include <z3++.h>
+
+#include <string>
+
+#include "runtime/rule_database.h"
+#include "verify/axioms.h"
+#include "verify/tensor_theory.h"
+
+namespace superopt::verify {
+
+enum class ProofOutcome : uint8_t { proved, not_entailed, timeout };
+
+struct Proof {
+  ProofOutcome outcome = ProofOutcome::timeout;
+  double ms = 0;
+};
+
+class RuleProver {
+ public:
+  // The axioms are encoded once; each rule gets a fresh solver, so that a
+  // rule's answer never depends on the rules checked before it (an incremental
+  // solver carries instances and lemmas across scopes, and slowed down here).
+  RuleProver(z3::context& ctx, const AxiomSet& axioms, unsigned timeout_ms, unsigned rlimit);
+  Proof prove(const Rule& rule);
+
+ private:
+  TensorTheory theory_;
+  z3::expr_vector axioms_;
+  z3::params params_;
+};
+
+}  // namespace superopt::verify

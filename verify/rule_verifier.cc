@@ -1,0 +1,43 @@
+// One rule's verdict (see rule_verifier.h).
+#include "verify/rule_verifier.h"
+
+#include <chrono>
+
+#include "runtime/error.h"
+#include "verify/rule_validation.h"
+
+namespace superopt::verify {
+
+RuleVerifier::RuleVerifier(const AxiomSet& axioms, const VerifyLimits& limits)
+    : ctx_(std::make_unique<z3::context>()),
+      limits_(limits),
+      prover_(*ctx_, axioms, limits.timeout_ms, limits.proof_rlimit) {}
+
+RuleVerdict RuleVerifier::verify(const Rule& rule) {
+  auto start = std::chrono::steady_clock::now();
+  RuleVerdict v;
+  auto finish = [&](RuleStatus status, std::string note) {
+    v.status = status;
+    v.note = std::move(note);
+    v.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return v;
+  };
+  RuleValidation validation;
+  try {
+    validation = validate_rule(*ctx_, rule, limits_.timeout_ms);
+  } catch (const Error& e) {
+    validation = {Validation::inconclusive, std::string("small-tensor validation failed: ") + e.what()};
+  }
+  if (validation.result == Validation::refuted) return finish(RuleStatus::refuted, validation.note);
+  Proof proof = prover_.prove(rule);
+  if (proof.outcome == ProofOutcome::proved) return finish(RuleStatus::verified, validation.note);
+  std::string why = proof.outcome == ProofOutcome::timeout ? "proof ran out of time or resources"
+                                                           : "not entailed by the axioms";
+  if (validation.result == Validation::passed)
+    why += "; small-tensor validation passed";
+  else
+    why += "; " + validation.note;
+  return finish(RuleStatus::unknown, why);
+}
+
+}  // namespace superopt::verify

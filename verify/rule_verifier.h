@@ -1,0 +1,41 @@
+// Decides one rule: small-tensor validation (may refute it), then a proof from
+// the axioms (may verify it); what neither settles stays unknown, with why.
+#pragma once
+
+#include <z3++.h>
+
+#include <memory>
+#include <string>
+
+#include "runtime/rule_database.h"
+#include "verify/axioms.h"
+#include "verify/prover.h"
+
+namespace superopt::verify {
+
+struct VerifyLimits {
+  unsigned timeout_ms = 10000;  // wall clock per query
+  // Z3's deterministic resource limit per proof, so that the same rule gets the
+  // same answer on any rank and any machine; wall-clock timeouts alone are not
+  // honoured promptly once E-matching runs away.
+  unsigned proof_rlimit = 20000;
+};
+
+struct RuleVerdict {
+  RuleStatus status = RuleStatus::unknown;
+  double ms = 0;
+  std::string note;
+};
+
+class RuleVerifier {
+ public:
+  RuleVerifier(const AxiomSet& axioms, const VerifyLimits& limits);
+  RuleVerdict verify(const Rule& rule);
+
+ private:
+  std::unique_ptr<z3::context> ctx_;  // before the prover, which holds its terms
+  VerifyLimits limits_;
+  RuleProver prover_;
+};
+
+}  // namespace superopt::verify

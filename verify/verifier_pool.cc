@@ -1,0 +1,80 @@
+// The master/worker protocol of the verifier pool (see verifier_pool.h).
+// A worker sends [int32 rule or -1][uint8 status][double ms][note bytes] and
+// receives the next rule index, or -1 when there is nothing left.
+#include "verify/verifier_pool.h"
+
+#include <mpi.h>
+
+#include <cstring>
+#include <string>
+
+namespace superopt::verify {
+namespace {
+
+constexpr int kTagResult = 41;
+constexpr int kTagWork = 42;
+
+std::string encode(int rule, const RuleVerdict& v) {
+  std::string bytes(sizeof(int32_t) + 1 + sizeof(double), '\0');
+  int32_t r = rule;
+  std::memcpy(bytes.data(), &r, sizeof r);
+  bytes[sizeof r] = static_cast<char>(v.status);
+  std::memcpy(bytes.data() + sizeof r + 1, &v.ms, sizeof v.ms);
+  return bytes + v.note;
+}
+
+int decode(const std::string& bytes, RuleVerdict& v) {
+  int32_t r;
+  std::memcpy(&r, bytes.data(), sizeof r);
+  v.status = static_cast<RuleStatus>(bytes[sizeof r]);
+  std::memcpy(&v.ms, bytes.data() + sizeof r + 1, sizeof v.ms);
+  v.note = bytes.substr(sizeof r + 1 + sizeof v.ms);
+  return r;
+}
+
+void serve(int workers, const std::vector<int>& todo,
+           const std::function<void(int, const RuleVerdict&)>& record) {
+  size_t next = 0;
+  for (int active = workers; active > 0;) {
+    MPI_Status st;
+    MPI_Probe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &st);
+    int size = 0;
+    MPI_Get_count(&st, MPI_CHAR, &size);
+    std::string bytes(static_cast<size_t>(size), '\0');
+    MPI_Recv(bytes.data(), size, MPI_CHAR, st.MPI_SOURCE, kTagResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    RuleVerdict v;
+    if (int rule = decode(bytes, v); rule >= 0) record(rule, v);
+    int32_t work = next < todo.size() ? todo[next++] : -1;
+    if (work < 0) --active;
+    MPI_Send(&work, 1, MPI_INT32_T, st.MPI_SOURCE, kTagWork, MPI_COMM_WORLD);
+  }
+}
+
+void work(const std::function<RuleVerdict(int)>& verify) {
+  std::string message = encode(-1, {});
+  for (;;) {
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD);
+    int32_t rule = -1;
+    MPI_Recv(&rule, 1, MPI_INT32_T, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (rule < 0) return;
+    message = encode(rule, verify(rule));
+  }
+}
+
+}  // namespace
+
+int run_verifier_pool(const MpiWorld& world, const std::vector<int>& todo,
+                      const std::function<RuleVerdict(int)>& verify,
+                      const std::function<void(int, const RuleVerdict&)>& record) {
+  if (world.size() == 1) {
+    for (int rule : todo) record(rule, verify(rule));
+    return 1;
+  }
+  if (world.rank() == 0)
+    serve(world.size() - 1, todo, record);
+  else
+    work(verify);
+  return world.size() - 1;
+}
+
+}  // namespace superopt::verify
