@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   using namespace superopt;
   const cli::Subcommand subcommands[] = {
       {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
-      {"graph", "check or run a graph file (JSON)", graph_command},
+      {"graph", "check, run or export a graph file (JSON) or builtin model", graph_command},
       {"db", "inspect a rule database (info, show)", db_command},
       {"version", "versions of superopt, its libraries and the CUDA devices", version_command},
   };
