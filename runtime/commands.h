@@ -6,7 +6,7 @@
 
 namespace superopt {
 
-// `superopt graph check|run FILE`: validate a graph file, or execute it on the CPU reference.
+// `superopt graph check|run|export MODEL`: validate, execute or write a graph file or builtin model.
 int graph_command(const std::vector<std::string>& args);
 
 // `superopt db info|show FILE`: inspect a rule database.

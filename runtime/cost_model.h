@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/graph.h"
 
@@ -37,8 +38,21 @@ class CostModel {
 };
 
 // Sum of node_cost_ms over the graph's nodes, or infinity when the graph's
-// peak memory exceeds the model's memory limit.
+// peak memory exceeds the model's memory limit. Nodes computed only from
+// weights and constants are skipped: inference computes them once at load
+// time (TASO's preprocessing), so rules that rearrange weights cost nothing.
 double graph_cost_ms(const Graph& g, CostModel& model);
+
+// For each node: true when it is a weight or a constant, or an operator whose
+// inputs are all such nodes. Requires an acyclic graph.
+std::vector<bool> weight_only_nodes(const Graph& g);
+
+// Peak bytes of live activations (4 bytes per element) when the nodes run in
+// topological order: a node's outputs are allocated when it runs and freed
+// after their last consumer, graph outputs are never freed, and weights and
+// weight-only nodes are not counted. Views (reshape) count as new tensors: a
+// simple, slightly pessimistic liveness. Throws Error on a cycle.
+int64_t peak_activation_bytes(const Graph& g);
 
 // "analytic:DEVICE" (profile data/devices/DEVICE.json, or a path to a
 // profile file), "table:FILE" (an HDF5 cost table), "gpu" (measure on the

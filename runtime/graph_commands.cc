@@ -1,10 +1,14 @@
-// `superopt graph check|run FILE`: validate a graph file and list its nodes and
-// costs, or execute it on the CPU reference and print checksums of its outputs.
+// `superopt graph check|run|export MODEL`: validate a graph file or builtin
+// model and list its nodes and costs, execute it on the CPU reference and
+// print checksums of its outputs, or write it as a graph file.
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,9 +19,11 @@
 #include "runtime/arith.h"
 #include "runtime/command_line.h"
 #include "runtime/commands.h"
+#include "runtime/cost_model.h"
 #include "runtime/evaluator.h"
 #include "runtime/graph_hash.h"
 #include "runtime/graph_json.h"
+#include "runtime/model_zoo.h"
 
 namespace superopt {
 namespace {
@@ -29,7 +35,16 @@ struct GraphArgs {
   std::string file;
   bool json = false;
   uint64_t seed = 1;
+  std::string cost;  // check: a cost model spec, or empty
 };
+
+constexpr std::string_view kBuiltinPrefix = "builtin:";
+
+// A graph file, or "builtin:NAME" named after the model.
+NamedGraph load_named_model(const std::string& spec) {
+  if (spec.starts_with(kBuiltinPrefix)) return {spec.substr(kBuiltinPrefix.size()), load_model(spec)};
+  return read_named_graph_file(spec);
+}
 
 // A seed as digits only: boost would wrap "-1" into 2^64 - 1.
 uint64_t parse_seed(const std::string& text) {
@@ -40,17 +55,22 @@ uint64_t parse_seed(const std::string& text) {
   return seed;
 }
 
-// Parses FILE [--seed S] [--json]; nullopt after printing help.
+// Parses FILE [--seed S | --cost SPEC] [--json]; nullopt after printing help.
 std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::vector<std::string>& args,
                                           bool with_seed) {
   GraphArgs a;
-  std::string usage =
-      "superopt graph " + std::string(command) + " FILE" + (with_seed ? " [--seed S]" : "") + " [--json]";
+  std::string usage = "superopt graph " + std::string(command) + " FILE" +
+                      (with_seed ? " [--seed S]" : " [--cost SPEC]") + " [--json]";
   std::string seed = "1";
   po::options_description options("options");
-  options.add_options()("file", po::value(&a.file), "the graph file (JSON, see data/graphs/README.md)");
+  options.add_options()(
+      "file", po::value(&a.file),
+      "the graph file (JSON, see data/graphs/README.md) or builtin:NAME (data/models/README.md)");
   if (with_seed)
     options.add_options()("seed", po::value(&seed), "seed of the random inputs and weights (default 1)");
+  else
+    options.add_options()("cost", po::value(&a.cost),
+                          "also cost every operator with a cost model: analytic:DEVICE, table:FILE or gpu");
   options.add_options()("json", po::bool_switch(&a.json), "print one JSON object instead of a table");
   po::positional_options_description positional;
   positional.add("file", 1);
@@ -98,6 +118,7 @@ struct NodeReport {
   std::vector<Shape> outputs;
   OpCost cost;
   std::optional<int64_t> groups;  // conv2d only
+  std::optional<double> cost_ms;  // with --cost
 };
 
 NodeReport report_node(const Graph& g, NodeId id) {
@@ -117,23 +138,34 @@ NodeReport report_node(const Graph& g, NodeId id) {
   return r;
 }
 
+// What --cost adds: the model, the graph's cost and memory.
+struct CostReport {
+  std::string model;
+  double total_ms = 0;  // graph_cost_ms: infinite past the memory limit
+  int64_t fallbacks = 0, peak_bytes = 0;
+};
+
 struct CheckReport {
   std::string file, name, hash;
   std::vector<NodeReport> nodes;
   OpCost total;
+  std::optional<CostReport> cost;
   int operators = 0;
   std::vector<std::pair<std::string, Shape>> inputs, weights, outputs;
 };
 
-CheckReport check_graph(const std::string& file) {
-  NamedGraph named = read_named_graph_file(file);
+CheckReport check_graph(const std::string& file, const std::string& cost_spec) {
+  std::unique_ptr<CostModel> model = cost_spec.empty() ? nullptr : make_cost_model(cost_spec);
+  NamedGraph named = load_named_model(file);
   const Graph& g = named.graph;
   CheckReport r;
   r.file = file;
   r.name = named.name;
-  std::vector<NodeId> order = *g.topological_order();  // the reader rejects cycles
+  std::vector<bool> weight_only = weight_only_nodes(g);  // the reader rejects cycles
+  std::vector<NodeId> order = *g.topological_order();
   for (NodeId id : order) {
     NodeReport n = report_node(g, id);
+    if (model) n.cost_ms = weight_only[id] ? 0 : model->node_cost_ms(g, id);
     r.total.flops += n.cost.flops;
     r.total.bytes_read += n.cost.bytes_read;
     r.total.bytes_written += n.cost.bytes_written;
@@ -146,6 +178,10 @@ CheckReport check_graph(const std::string& file) {
   char hash[20];
   std::snprintf(hash, sizeof hash, "%016" PRIx64, canonical_hash(g));
   r.hash = hash;
+  if (model) {
+    int64_t fallbacks = model->fallbacks();  // before graph_cost_ms looks every node up again
+    r.cost = CostReport{model->name(), graph_cost_ms(g, *model), fallbacks, peak_activation_bytes(g)};
+  }
   return r;
 }
 
@@ -161,18 +197,26 @@ std::string named_shapes_str(const std::vector<std::pair<std::string, Shape>>& l
   return parts.empty() ? "none" : join(parts, ", ");
 }
 
+std::string cost_str(double ms) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6f", ms);
+  return std::isinf(ms) ? "inf" : buf;
+}
+
 void print_check(const CheckReport& r) {
   std::cout << "graph " << (r.name.empty() ? "(unnamed)" : r.name) << " in " << r.file << ": valid\n\n";
   std::vector<std::vector<std::string>> rows = {
       {"node", "op", "inputs", "output", "params", "FLOPs", "bytes read", "bytes written"}};
+  if (r.cost) rows[0].push_back("cost ms");
   for (const NodeReport& n : r.nodes) {
     std::string params = n.params;
     if (n.groups) params += (params.empty() ? "" : " ") + std::string("groups=") + std::to_string(*n.groups);
     rows.push_back({n.name, n.op, n.inputs.empty() ? "-" : join(n.inputs, ","), shapes_str(n.outputs), params,
                     std::to_string(n.cost.flops), std::to_string(n.cost.bytes_read),
                     std::to_string(n.cost.bytes_written)});
+    if (n.cost_ms) rows.back().push_back(cost_str(*n.cost_ms));
   }
-  print_table(rows, {false, false, false, false, false, true, true, true});
+  print_table(rows, {false, false, false, false, false, true, true, true, true});
   int64_t weight_elements = 0;
   for (const auto& w : r.weights) weight_elements += w.second.num_elements();
   std::cout << "\noperators:     " << r.operators << "\n"
@@ -183,6 +227,12 @@ void print_check(const CheckReport& r) {
             << "weights:       " << r.weights.size() << " (" << weight_elements << " elements)\n"
             << "outputs:       " << named_shapes_str(r.outputs) << "\n"
             << "hash:          " << r.hash << "\n";
+  if (!r.cost) return;
+  std::cout << "cost model:    " << r.cost->model << "\n"
+            << "cost:          " << cost_str(r.cost->total_ms) << " ms"
+            << (std::isinf(r.cost->total_ms) ? " (peak memory over the device's limit)" : "") << "\n"
+            << "peak memory:   " << r.cost->peak_bytes << " bytes of activations\n"
+            << "fallbacks:     " << r.cost->fallbacks << "\n";
 }
 
 Json named_shapes_json(const std::vector<std::pair<std::string, Shape>>& list) {
@@ -205,12 +255,20 @@ Json check_json(const CheckReport& r) {
                  {"bytes_read", n.cost.bytes_read},
                  {"bytes_written", n.cost.bytes_written}};
     if (n.groups) node["groups"] = *n.groups;
+    if (n.cost_ms) node["cost_ms"] = *n.cost_ms;
     nodes.push_back(std::move(node));
   }
   Json totals = {{"operators", r.operators},
                  {"flops", r.total.flops},
                  {"bytes_read", r.total.bytes_read},
                  {"bytes_written", r.total.bytes_written}};
+  if (r.cost) {
+    // JSON has no infinity: a graph over the memory limit has cost_ms null.
+    totals["cost_model"] = r.cost->model;
+    totals["cost_ms"] = std::isinf(r.cost->total_ms) ? Json() : Json(r.cost->total_ms);
+    totals["peak_memory_bytes"] = r.cost->peak_bytes;
+    totals["cost_fallbacks"] = r.cost->fallbacks;
+  }
   return {{"file", r.file},
           {"name", r.name},
           {"valid", true},
@@ -225,7 +283,7 @@ Json check_json(const CheckReport& r) {
 int check_command(const std::vector<std::string>& args) {
   std::optional<GraphArgs> a = parse_graph_args("check", args, false);
   if (!a) return cli::kExitOk;
-  CheckReport r = check_graph(a->file);
+  CheckReport r = check_graph(a->file, a->cost);
   if (a->json)
     std::cout << check_json(r).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   else
@@ -289,7 +347,7 @@ void print_run_table(const GraphArgs& a, const std::string& name, const std::vec
 int run_command(const std::vector<std::string>& args) {
   std::optional<GraphArgs> a = parse_graph_args("run", args, true);
   if (!a) return cli::kExitOk;
-  NamedGraph named = read_named_graph_file(a->file);
+  NamedGraph named = load_named_model(a->file);
   const Graph& g = named.graph;
   RealArith<double> ar;
   std::vector<Tensor<double>> values = evaluate(g, ar, random_sources(ar, a->seed));
@@ -306,12 +364,36 @@ int run_command(const std::vector<std::string>& args) {
   return cli::kExitOk;
 }
 
+// ---------------------------------------------------------------- export
+
+int export_command(const std::vector<std::string>& args) {
+  std::string model, out;
+  const std::string usage = "superopt graph export MODEL --out FILE";
+  po::options_description options("options");
+  options.add_options()("model", po::value(&model), "builtin:NAME, NAME or a graph file")(
+      "out", po::value(&out), "the graph file to write (JSON)");
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  if (!cli::parse(usage, options, positional, args)) return cli::kExitOk;
+  if (model.empty() || out.empty())
+    throw Error("graph export: missing MODEL or --out FILE (usage: " + usage + ")");
+  bool is_file =
+      model.starts_with(kBuiltinPrefix) || model.find('/') != std::string::npos || model.ends_with(".json");
+  NamedGraph named = load_named_model(is_file ? model : std::string(kBuiltinPrefix) + model);
+  std::string text = write_graph_json(named.graph, named.name);
+  std::ofstream file(out, std::ios::binary);
+  if (!(file << text) || !file.flush()) throw Error("cannot write " + out + ": " + std::strerror(errno));
+  std::cout << "wrote " << out << " (" << named.graph.num_operators() << " operators)\n";
+  return cli::kExitOk;
+}
+
 }  // namespace
 
 int graph_command(const std::vector<std::string>& args) {
   static const cli::Subcommand subcommands[] = {
       {"check", "validate a graph file; list its nodes, shapes, FLOPs, bytes and hash", check_command},
       {"run", "execute a graph on the CPU reference (double) and print output checksums", run_command},
+      {"export", "write a builtin model (builtin:NAME) as a graph file", export_command},
   };
   return cli::dispatch("superopt graph", subcommands, args);
 }

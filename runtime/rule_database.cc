@@ -2,9 +2,6 @@
 // a temporary file; rule status names.
 #include "runtime/rule_database.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,7 +9,7 @@
 
 #include "runtime/error.h"
 #include "runtime/graph_json.h"
-#include "runtime/hdf5_file.h"
+#include "runtime/hdf5_io.h"
 #include "runtime/json_text.h"
 
 namespace superopt {
@@ -23,62 +20,7 @@ constexpr std::string_view kStatusNames[kNumRuleStatuses] = {"candidate", "verif
 
 using hdf5::Handle;
 
-// Writes the layout into one open file; every failure throws "cannot write PATH: ...".
-class Writer {
- public:
-  Writer(const std::string& path, hid_t file) : path_(path), file_(file) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    json::throw_error("cannot write " + path_ + ": " + what + ": " + hdf5::error_reason());
-  }
-  Handle check(hid_t id, const std::string& what) const {
-    if (id < 0) fail(what);
-    return Handle(id);
-  }
-  void check(herr_t result, const std::string& what) const {
-    if (result < 0) fail(what);
-  }
-
-  Handle group(const char* name) const {
-    return check(H5Gcreate2(file_, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
-  }
-
-  void attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, const void* value) const {
-    Handle space = check(H5Screate(H5S_SCALAR), name);
-    Handle attr = check(H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), name);
-    check(H5Awrite(attr, mem_type, value), name);
-  }
-  void attribute(hid_t obj, const char* name, const std::string& value) const {
-    const char* p = value.c_str();
-    Handle t = hdf5::string_type();
-    attribute(obj, name, t, t, &p);
-  }
-  void attribute(hid_t obj, const char* name, int64_t value) const {
-    attribute(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
-  }
-
-  // A 1-D dataset of n elements, with a description for whoever opens the file.
-  void column(hid_t group, const char* name, hid_t file_type, hid_t mem_type, size_t n, const void* data,
-              const std::string& description) const {
-    hsize_t dims[1] = {n};
-    Handle space = check(H5Screate_simple(1, dims, nullptr), name);
-    Handle set =
-        check(H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
-    if (n > 0) check(H5Dwrite(set, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
-    attribute(set, "description", description);
-  }
-  void column(hid_t group, const char* name, const std::vector<std::string>& values,
-              const std::string& description) const {
-    std::vector<const char*> pointers;
-    for (const std::string& s : values) pointers.push_back(s.c_str());
-    Handle t = hdf5::string_type();
-    column(group, name, t, t, values.size(), pointers.data(), description);
-  }
-
- private:
-  const std::string& path_;
-  hid_t file_;
-};
+using hdf5::Writer;
 
 std::string output_mapping_text(size_t num_outputs) {
   std::string s;
@@ -91,11 +33,9 @@ std::string output_mapping_text(size_t num_outputs) {
 }
 
 void write_info(const Writer& w, hid_t file, const RuleSetInfo& info) {
-  w.attribute(file, "format", std::string(kRuleDatabaseFormat));
-  w.attribute(file, "format_version", int64_t{kRuleDatabaseFormatVersion});
-  w.attribute(file, "description",
-              "superopt substitution rules: rule K is element K of every dataset in /rules; source and "
-              "target are superopt-graph JSON; /stages lists the rule count after each generator stage");
+  w.format_header(kRuleDatabaseFormat, kRuleDatabaseFormatVersion,
+                  "superopt substitution rules: rule K is element K of every dataset in /rules; source and "
+                  "target are superopt-graph JSON; /stages lists the rule count after each generator stage");
   w.attribute(file, "generator_version", info.generator_version);
   w.attribute(file, "opset_name", info.opset_name);
   w.attribute(file, "opset", info.opset_json);
@@ -167,24 +107,6 @@ void write_rules(const Writer& w, const RuleColumns& c) {
            "operators in the target graph");
 }
 
-// Makes the data durable before the rename makes it visible.
-void sync_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
-// Removes the temporary file unless the rename happened.
-struct TemporaryFile {
-  std::string path;
-  bool keep = false;
-  ~TemporaryFile() {
-    if (!keep) std::remove(path.c_str());
-  }
-};
-
 }  // namespace
 
 std::string_view rule_status_name(RuleStatus s) {
@@ -201,24 +123,10 @@ std::optional<RuleStatus> rule_status_from_name(std::string_view name) {
 void RuleDatabase::write(const std::string& path) const {
   hdf5::silence_errors();
   RuleColumns columns = rule_columns(path, rules);
-  TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
-  // fopen first: its errno says plainly why a directory cannot be written.
-  std::FILE* probe = std::fopen(tmp.path.c_str(), "wb");
-  if (!probe) json::throw_error("cannot write " + path + ": " + std::strerror(errno));
-  std::fclose(probe);
-  {
-    Handle fapl = hdf5::file_access();
-    Handle file(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
-    Writer w(path, file);
-    if (!file.valid()) w.fail("cannot create " + tmp.path);
-    write_info(w, file, info);
+  hdf5::write_atomically(path, [&](const Writer& w) {
+    write_info(w, w.file(), info);
     write_rules(w, columns);
-    w.check(file.close(), "closing " + tmp.path);
-  }
-  sync_file(tmp.path);
-  if (std::rename(tmp.path.c_str(), path.c_str()) != 0)
-    json::throw_error("cannot write " + path + ": rename from " + tmp.path + ": " + std::strerror(errno));
-  tmp.keep = true;
+  });
 }
 
 }  // namespace superopt

@@ -8,7 +8,7 @@
 
 #include "runtime/error.h"
 #include "runtime/graph_json.h"
-#include "runtime/hdf5_file.h"
+#include "runtime/hdf5_io.h"
 #include "runtime/json_text.h"
 #include "runtime/rule_database.h"
 
@@ -18,166 +18,41 @@ namespace {
 
 using hdf5::Handle;
 
-// A dataset or an attribute: both hold typed elements in a dataspace.
-struct Item {
-  Handle id;
-  std::string name;  // for messages: "rules/source", "attribute 'max_ops'"
-  bool attribute = false;
+using hdf5::Item;
+using hdf5::Reader;
 
-  Handle type() const { return Handle(attribute ? H5Aget_type(id) : H5Dget_type(id)); }
-  Handle space() const { return Handle(attribute ? H5Aget_space(id) : H5Dget_space(id)); }
-  herr_t read(hid_t mem_type, void* buf) const {
-    return attribute ? H5Aread(id, mem_type, buf) : H5Dread(id, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+// Maps the file's enum members to statuses by name, so that stored values
+// need not match ours; values that are no member are refused.
+std::vector<RuleStatus> statuses(const Reader& r, const Item& item) {
+  Handle type = item.type();
+  if (H5Tget_class(type) != H5T_ENUM || H5Tget_size(type) != 1)
+    r.fail(item.name + ": expected an enum over uint8");
+  std::optional<RuleStatus> by_value[256];
+  for (int m = 0; m < H5Tget_nmembers(type); ++m) {
+    uint8_t value = 0;
+    char* name = H5Tget_member_name(type, m);
+    std::string member = name ? name : "";
+    H5free_memory(name);
+    H5Tget_member_value(type, m, &value);
+    by_value[value] = rule_status_from_name(member);
+    if (!by_value[value]) r.fail(item.name + ": unknown status name '" + member + "'");
   }
-};
-
-// Reads one file; every failure throws "PATH: what is wrong".
-class Reader {
- public:
-  explicit Reader(const std::string& path) : path_(path) {}
-
-  [[noreturn]] void fail(const std::string& why) const { json::throw_error(path_ + ": " + why); }
-
-  void open() {
-    std::FILE* f = std::fopen(path_.c_str(), "rb");
-    if (!f || (std::fgetc(f) == EOF && std::ferror(f))) {
-      std::string why = std::strerror(errno);
-      if (f) std::fclose(f);
-      json::throw_error("cannot open " + path_ + ": " + why);
-    }
-    std::fclose(f);
-    Handle fapl = hdf5::file_access();
-    htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
-    if (is_hdf5 == 0) fail("not an HDF5 file (no HDF5 signature)");
-    if (is_hdf5 < 0) fail("not a readable HDF5 file: " + hdf5::error_reason());
-    file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl));
-    if (!file_.valid()) fail("damaged HDF5 file: " + hdf5::error_reason());
+  std::vector<uint8_t> raw(r.count(item));
+  if (!raw.empty() && item.read(type, raw.data()) < 0)
+    r.fail("cannot read " + item.name + ": " + hdf5::error_reason());
+  std::vector<RuleStatus> out;
+  for (size_t k = 0; k < raw.size(); ++k) {
+    if (!by_value[raw[k]])
+      r.fail(item.name + "[" + std::to_string(k) + "]: unknown status value " + std::to_string(raw[k]));
+    out.push_back(*by_value[raw[k]]);
   }
-
-  Handle group(const char* name) const {
-    if (H5Lexists(file_, name, H5P_DEFAULT) <= 0) fail("missing group /" + std::string(name));
-    Handle g(H5Gopen2(file_, name, H5P_DEFAULT));
-    if (!g.valid()) fail("cannot open group /" + std::string(name) + ": " + hdf5::error_reason());
-    return g;
-  }
-  Item dataset(hid_t group, const char* group_name, const char* name) const {
-    std::string full = std::string(group_name) + "/" + name;
-    if (H5Lexists(group, name, H5P_DEFAULT) <= 0) fail("missing dataset /" + full);
-    Item item{Handle(H5Dopen2(group, name, H5P_DEFAULT)), full, false};
-    if (!item.id.valid()) fail("cannot open dataset /" + full + ": " + hdf5::error_reason());
-    return item;
-  }
-  bool has_attribute(const char* name) const { return H5Aexists(file_, name) > 0; }
-  Item attribute(const char* name) const {
-    if (!has_attribute(name)) fail("missing attribute '" + std::string(name) + "'");
-    Item item{Handle(H5Aopen(file_, name, H5P_DEFAULT)), "attribute '" + std::string(name) + "'", true};
-    if (!item.id.valid()) fail("cannot open " + item.name + ": " + hdf5::error_reason());
-    return item;
-  }
-
-  // Attributes hold one element; datasets are 1-D.
-  size_t count(const Item& item) const {
-    Handle space = item.space();
-    int rank = H5Sget_simple_extent_ndims(space);
-    hsize_t dims[H5S_MAX_RANK] = {};
-    if (rank < 0 || H5Sget_simple_extent_dims(space, dims, nullptr) < 0)
-      fail(item.name + ": " + hdf5::error_reason());
-    if (item.attribute && rank != 0) fail(item.name + ": expected a single value");
-    if (!item.attribute && rank != 1)
-      fail(item.name + ": expected a 1-D dataset, got rank " + std::to_string(rank));
-    return item.attribute ? 1 : dims[0];
-  }
-
-  std::vector<std::string> strings(const Item& item) const {
-    Handle type = item.type();
-    if (H5Tget_class(type) != H5T_STRING) fail(item.name + ": expected strings");
-    size_t n = count(item);
-    std::vector<std::string> out(n);
-    if (n == 0) return out;
-    if (H5Tis_variable_str(type) > 0) {
-      Handle mem = hdf5::string_type(H5Tget_cset(type));
-      std::vector<char*> pointers(n, nullptr);
-      herr_t status = item.read(mem, pointers.data());
-      for (size_t i = 0; i < n; ++i)
-        if (pointers[i]) out[i] = pointers[i], H5free_memory(pointers[i]);
-      if (status < 0) fail("cannot read " + item.name + ": " + hdf5::error_reason());
-    } else {  // fixed-length strings, as numpy's bytes arrays are stored
-      size_t size = H5Tget_size(type);
-      Handle mem(H5Tcopy(type));
-      std::vector<char> buf(n * size);
-      if (item.read(mem, buf.data()) < 0) fail("cannot read " + item.name + ": " + hdf5::error_reason());
-      for (size_t i = 0; i < n; ++i) out[i].assign(&buf[i * size], strnlen(&buf[i * size], size));
-    }
-    return out;
-  }
-  std::string string(const char* attribute_name) const { return strings(attribute(attribute_name))[0]; }
-
-  template <typename T>
-  std::vector<T> numbers(const Item& item, hid_t mem_type, bool integral) const {
-    H5T_class_t cls = H5Tget_class(item.type());
-    if (cls != H5T_INTEGER && (integral || cls != H5T_FLOAT))
-      fail(item.name + (integral ? ": expected integers" : ": expected numbers"));
-    std::vector<T> out(count(item));
-    if (!out.empty() && item.read(mem_type, out.data()) < 0)
-      fail("cannot read " + item.name + ": " + hdf5::error_reason());
-    return out;
-  }
-  int64_t integer(const char* attribute_name) const {
-    return numbers<int64_t>(attribute(attribute_name), H5T_NATIVE_INT64, true)[0];
-  }
-
-  // Maps the file's enum members to statuses by name, so that stored values
-  // need not match ours; values that are no member are refused.
-  std::vector<RuleStatus> statuses(const Item& item) const {
-    Handle type = item.type();
-    if (H5Tget_class(type) != H5T_ENUM || H5Tget_size(type) != 1)
-      fail(item.name + ": expected an enum over uint8");
-    std::optional<RuleStatus> by_value[256];
-    for (int m = 0; m < H5Tget_nmembers(type); ++m) {
-      uint8_t value = 0;
-      char* name = H5Tget_member_name(type, m);
-      std::string member = name ? name : "";
-      H5free_memory(name);
-      H5Tget_member_value(type, m, &value);
-      by_value[value] = rule_status_from_name(member);
-      if (!by_value[value]) fail(item.name + ": unknown status name '" + member + "'");
-    }
-    std::vector<uint8_t> raw(count(item));
-    if (!raw.empty() && item.read(type, raw.data()) < 0)
-      fail("cannot read " + item.name + ": " + hdf5::error_reason());
-    std::vector<RuleStatus> out;
-    for (size_t k = 0; k < raw.size(); ++k) {
-      if (!by_value[raw[k]])
-        fail(item.name + "[" + std::to_string(k) + "]: unknown status value " + std::to_string(raw[k]));
-      out.push_back(*by_value[raw[k]]);
-    }
-    return out;
-  }
-
-  void expect_length(const Item& item, size_t got, const std::string& other, size_t expected) const {
-    if (got != expected)
-      fail("/" + item.name + " has " + std::to_string(got) + " entries, /" + other + " has " +
-           std::to_string(expected));
-  }
-
- private:
-  const std::string& path_;
-  Handle file_;
-};
+  return out;
+}
 
 RuleSetInfo read_info(const Reader& r) {
-  if (!r.has_attribute("format")) r.fail("not a superopt rule database (no 'format' attribute)");
-  std::string format = r.string("format");
-  if (format != kRuleDatabaseFormat)
-    r.fail("not a superopt rule database (format is '" + format + "', expected '" +
-           std::string(kRuleDatabaseFormat) + "')");
   RuleSetInfo info;
-  int64_t version = r.integer("format_version");
-  if (version > kRuleDatabaseFormatVersion)
-    r.fail("format_version " + std::to_string(version) + " is newer than this superopt reads (" +
-           std::to_string(kRuleDatabaseFormatVersion) + "); update superopt");
-  if (version < 1) r.fail("bad format_version " + std::to_string(version));
-  info.format_version = static_cast<int>(version);
+  info.format_version =
+      static_cast<int>(r.check_format(kRuleDatabaseFormat, "rule database", kRuleDatabaseFormatVersion));
   info.generator_version = r.string("generator_version");
   info.opset_name = r.string("opset_name");
   info.opset_json = r.string("opset");
@@ -275,7 +150,7 @@ std::vector<Rule> read_rules(const Reader& r, const std::string& path) {
   Item fingerprint = item("fingerprint"), status = item("status"), proof_ms = item("proof_ms");
   same_length(fingerprint,
               (c.fingerprint = r.numbers<uint64_t>(fingerprint, H5T_NATIVE_UINT64, true)).size());
-  same_length(status, (c.status = r.statuses(status)).size());
+  same_length(status, (c.status = statuses(r, status)).size());
   same_length(proof_ms, (c.proof_ms = r.numbers<double>(proof_ms, H5T_NATIVE_DOUBLE, false)).size());
   Item source_ops = item("source_ops"), target_ops = item("target_ops");
   same_length(source_ops, (c.source_ops = r.numbers<int32_t>(source_ops, H5T_NATIVE_INT32, true)).size());

@@ -1,0 +1,58 @@
+// The analytic cost model: a roofline per operator (FLOPs against peak
+// FLOP/s, bytes against memory bandwidth) plus a kernel launch, from a
+// device profile in data/devices/NAME.json.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "runtime/cost_model.h"
+#include "runtime/operator_registry.h"
+
+namespace superopt {
+
+// A device profile file (format "superopt-device", version 1); see data/devices/.
+struct DeviceProfile {
+  std::string name, description;
+  double peak_flops = 0;                    // FP32 FLOP/s, used for every operator
+  double memory_bandwidth_bytes_per_s = 0;  // device memory
+  double launch_overhead_us = 0;            // per kernel
+  int64_t memory_bytes = 0;                 // the device's memory: the graph's memory limit
+};
+
+// Reads a profile file; one-line Error naming the file and field at fault.
+DeviceProfile read_device_profile(const std::string& path);
+
+// "h100" (data/devices/h100.json) or a path ending in .json. Throws
+// "unknown device 'X' (known: h100, v100)" for a name without a profile.
+DeviceProfile find_device_profile(std::string_view device);
+
+// The folder of the shipped data (data/): $SUPEROPT_DATA_DIR, else where the
+// source tree was at build time.
+std::string data_dir();
+
+// Operators that run no kernel: sources (inputs, weights, constants), reshape
+// (a view of its input) and a split whose parts are contiguous slices of its
+// input (every dimension before the axis is 1, e.g. channels at batch 1), which
+// is a view too. A split elsewhere copies.
+bool is_free_operator(const Graph& g, NodeId id);
+
+// max(flops / peak, bytes / bandwidth) + launch overhead, in milliseconds.
+double roofline_ms(const OpCost& cost, const DeviceProfile& device);
+
+class AnalyticCostModel : public CostModel {
+ public:
+  AnalyticCostModel(std::string name, DeviceProfile device)
+      : name_(std::move(name)), device_(std::move(device)) {}
+  double node_cost_ms(const Graph& g, NodeId id) override;
+  std::string name() const override { return name_; }
+  int64_t memory_limit_bytes() const override { return device_.memory_bytes; }
+  const DeviceProfile& device() const { return device_; }
+
+ private:
+  std::string name_;
+  DeviceProfile device_;
+};
+
+}  // namespace superopt
