@@ -5,11 +5,13 @@
 #include "enum/enumerate.h"
 #include "runtime/command_line.h"
 #include "runtime/commands.h"
+#include "search/search.h"
 
 int main(int argc, char** argv) {
   using namespace superopt;
   const cli::Subcommand subcommands[] = {
       {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
+      {"optimize", "optimize a model with a rule database (cost-based backtracking search)", optimize_command},
       {"graph", "check, run or export a graph file (JSON) or builtin model", graph_command},
       {"db", "inspect a rule database (info, show)", db_command},
       {"version", "versions of superopt, its libraries and the CUDA devices", version_command},
