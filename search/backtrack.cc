@@ -75,6 +75,39 @@ class SeenGraphs {
   std::unordered_map<uint64_t, std::vector<std::shared_ptr<const Graph>>> seen_;
 };
 
+// The cost after an application, from the graph's cost, the matched operators'
+// costs and the target's: exact unless the rewrite changes which downstream
+// operators are precomputed, so it only decides what to skip.
+class CostEstimator {
+ public:
+  CostEstimator(const Graph& g, double cost_ms, CostModel& cost)
+      : g_(g),
+        cost_ms_(cost_ms),
+        cost_(cost),
+        weight_only_(weight_only_nodes(g)),
+        node_ms_(g.num_nodes(), -1) {}
+
+  std::optional<double> operator()(const DirectedRule& rule, const Match& m) {
+    std::optional<double> added = target_cost_ms(g_, m, rule, weight_only_, cost_);
+    if (!added) return std::nullopt;
+    double removed = 0;
+    for (size_t i = 0; i < rule.source.nodes.size(); ++i) {
+      NodeId id = m.nodes[i];
+      if (rule.source.nodes[i].kind != PatternKind::op || weight_only_[id]) continue;
+      if (node_ms_[id] < 0) node_ms_[id] = cost_.node_cost_ms(g_, id);
+      removed += node_ms_[id];
+    }
+    return cost_ms_ - removed + *added;
+  }
+
+ private:
+  const Graph& g_;
+  double cost_ms_;
+  CostModel& cost_;
+  std::vector<bool> weight_only_;
+  std::vector<double> node_ms_;
+};
+
 }  // namespace
 
 SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
@@ -91,7 +124,10 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
     queue.erase(queue.begin());
     ++out.explored;
     uint64_t current_runtime = runtime_hash(*current.graph);
+    CostEstimator estimate(*current.graph, current.cost_ms, cost);
     for_each_occurrence(*current.graph, rules, [&](const DirectedRule& rule, const Match& m) {
+      // Most applications are pruned: cost them before copying the graph.
+      if (std::optional<double> c = estimate(rule, m); c && !(*c < limits.alpha * best.cost_ms)) return;
       std::optional<Graph> next = apply_rule(*current.graph, m, rule);
       if (!next || runtime_hash(*next) == current_runtime) return;  // only load-time work changed
       uint64_t hash = canonical_hash(*next);

@@ -55,27 +55,33 @@ class Matcher {
 
   void run(NodeId anchor) {
     State s;
-    s.match.nodes.assign(p_.nodes.size(), -1);
-    s.match.variables.assign(p_.variable_names.size(), TensorRef{-1, 0});
-    s.bound.assign(p_.nodes.size() * kMaxOutputs, TensorRef{-1, 0});
+    s.nodes.fill(-1);
+    s.variables.fill(TensorRef{-1, 0});
+    s.bound.fill(TensorRef{-1, 0});
     try_node(0, anchor, s);
   }
 
  private:
+  // Fixed-size, so that trying a candidate copies without allocating.
   struct State {
-    Match match;
-    std::vector<TensorRef> bound;  // per pattern tensor: the graph tensor it must be
+    std::array<NodeId, kMaxPatternNodes> nodes;
+    std::array<TensorRef, kMaxPatternNodes> variables;
+    std::array<TensorRef, kMaxPatternNodes * kMaxOutputs> bound;  // pattern tensor -> graph tensor
   };
 
   TensorRef& bound(State& s, PatternTensor t) const {
     const PatternNode& n = p_.nodes[t.node];
-    return n.kind == PatternKind::variable ? s.match.variables[n.variable]
-                                           : s.bound[t.node * kMaxOutputs + t.port];
+    return n.kind == PatternKind::variable ? s.variables[n.variable] : s.bound[t.node * kMaxOutputs + t.port];
   }
 
   void extend(size_t k, State& s) {
     if (k == p_.match_order.size()) {
-      if (valid(s)) visit_(s.match);
+      if (valid(s)) {
+        Match m;
+        m.nodes.assign(s.nodes.begin(), s.nodes.begin() + p_.nodes.size());
+        m.variables.assign(s.variables.begin(), s.variables.begin() + p_.variable_names.size());
+        visit_(m);
+      }
       return;
     }
     int pn = p_.match_order[k];
@@ -116,8 +122,7 @@ class Matcher {
     int pi = p_.match_order[k];
     const PatternNode& pn = p_.nodes[pi];
     const Node& n = g_.node(id);
-    if (!node_fits(pn, n) || !shapes_fit(pn, n)) return;
-    if (std::find(s0.match.nodes.begin(), s0.match.nodes.end(), id) != s0.match.nodes.end()) return;
+    if (!node_fits(pn, n) || !producers_fit(pn, n) || !shapes_fit(pn, n) || matched(id, s0)) return;
     for (size_t port = 0; port < pn.rule_shapes.size(); ++port) {
       TensorRef t = s0.bound[pi * kMaxOutputs + port];
       if (t.node >= 0 && !(t == TensorRef{id, int(port)})) return;
@@ -125,7 +130,7 @@ class Matcher {
     bool swap_too = op_info(n.op).commutative && !(n.input_array[0] == n.input_array[1]);
     for (int swapped = 0; swapped <= int(swap_too); ++swapped) {
       State s = s0;
-      s.match.nodes[pi] = id;
+      s.nodes[pi] = id;
       for (size_t port = 0; port < pn.rule_shapes.size(); ++port)
         s.bound[pi * kMaxOutputs + port] = {id, int(port)};
       if (bind_inputs(pn, n, swapped, s)) extend(k + 1, s);
@@ -148,16 +153,31 @@ class Matcher {
   }
 
   bool matched(NodeId id, const State& s) const {
-    return std::find(s.match.nodes.begin(), s.match.nodes.end(), id) != s.match.nodes.end();
+    return std::find(s.nodes.begin(), s.nodes.begin() + p_.nodes.size(), id) !=
+           s.nodes.begin() + p_.nodes.size();
+  }
+
+  // A cheap look before binding: inputs the pattern computes come from the right operators.
+  bool producers_fit(const PatternNode& pn, const Node& n) const {
+    auto fits = [&](bool swapped) {
+      for (size_t j = 0; j < pn.inputs.size(); ++j) {
+        const PatternNode& producer = p_.nodes[pn.inputs[j].node];
+        if (producer.kind != PatternKind::variable &&
+            g_.node(n.input_array[swapped ? 1 - j : j].node).op != producer.op)
+          return false;
+      }
+      return true;
+    };
+    return fits(false) || (op_info(n.op).commutative && fits(true));
   }
 
   bool valid(const State& s) const {
-    for (TensorRef v : s.match.variables)
-      if (v.node >= 0 && matched(v.node, s)) return false;
+    for (size_t v = 0; v < p_.variable_names.size(); ++v)
+      if (s.variables[v].node >= 0 && matched(s.variables[v].node, s)) return false;
     for (size_t pi = 0; pi < p_.nodes.size(); ++pi) {
       if (p_.nodes[pi].kind != PatternKind::op) continue;
       for (int port = 0; port < int(p_.nodes[pi].rule_shapes.size()); ++port) {
-        TensorRef t{s.match.nodes[pi], port};
+        TensorRef t{s.nodes[pi], port};
         if (p_.is_output({int(pi), port})) continue;
         if (index_.is_graph_output(t)) return false;
         for (auto [consumer, slot] : index_.consumers(t))

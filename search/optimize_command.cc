@@ -1,6 +1,8 @@
 // `superopt optimize MODEL --rules FILE`: load a model and a rule database,
 // optimize, print costs and rules applied (or one JSON object), and write the
 // optimized graph only when the numerical check passes.
+#include <malloc.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -35,7 +37,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   options.add_options()("model", po::value(&a.model), "a graph file (JSON) or builtin:NAME")(
       "rules", po::value(&a.rules), "the rule database (HDF5)")(
       "alpha", po::value(&o.alpha), "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
-      "budget", po::value(&o.budget), "graphs taken from the queue per search (default 1000)")(
+      "budget", po::value(&o.budget), "graphs taken from the queue in all (default 1000)")(
       "time-limit", po::value(&o.time_limit_s), "seconds for the whole search (default 60)")(
       "cost", po::value(&a.cost), "analytic:DEVICE, table:FILE or gpu (default analytic:h100)")(
       "split-threshold", po::value(&o.split_threshold),
@@ -134,6 +136,10 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
 int optimize_command(const std::vector<std::string>& args) {
   std::optional<OptimizeArgs> a = parse_args(args);
   if (!a) return cli::kExitOk;
+  // The search copies graphs of a few hundred kilobytes by the thousand: keep
+  // them in the heap, not in fresh (kernel-zeroed) mappings.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   Graph model = load_model(a->model);
   RuleDatabase db = RuleDatabase::read(a->rules);
   check_opset(db, model, a->rules);

@@ -28,9 +28,11 @@ struct PartsOutcome {
   std::vector<std::vector<int>> histories;  // the rules that optimized each
 };
 
-// Extracts and searches each node set; sets that cannot stand alone stay as they are.
+// Extracts and searches each node set; sets that cannot stand alone stay as they
+// are. The sets share `budget` and the time to the deadline; what one leaves
+// goes to the next.
 PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>& sets,
-                          const RuleIndex& rules, CostModel& cost, const SearchLimits& limits,
+                          const RuleIndex& rules, CostModel& cost, const SearchLimits& limits, int64_t budget,
                           int64_t& explored) {
   PartsOutcome out;
   for (size_t i = 0; i < sets.size(); ++i) {
@@ -42,8 +44,10 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
     }
     SearchLimits part_limits = limits;
     part_limits.deadline = share(limits.deadline, sets.size() - i);
+    part_limits.budget = std::max<int64_t>(1, budget / int64_t(sets.size() - i));
     SearchOutcome found = backtracking_search(part.graph, rules, cost, part_limits);
     explored += found.explored;
+    budget -= found.explored;
     if (found.best_cost_ms < found.start_cost_ms) {
       part.graph = std::move(found.best);
       out.histories.push_back(std::move(found.history));
@@ -143,12 +147,18 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   out.search.start_cost_ms = graph_cost_ms(g, cost);
   std::vector<std::vector<NodeId>> sets = split_graph(g, occurrence_capacity(g, rules), threshold);
   out.parts = int(sets.size());
-  PartsOutcome first = search_parts(g, sets, rules, cost, limits, out.search.explored);
+  // The parts share most of the budget and time; the seams get the rest.
+  SearchLimits parts_limits = limits;
+  if (limits.deadline != Clock::time_point::max())
+    parts_limits.deadline = Clock::now() + (limits.deadline - Clock::now()) * 4 / 5;
+  PartsOutcome first =
+      search_parts(g, sets, rules, cost, parts_limits, limits.budget * 4 / 5, out.search.explored);
   Stitched stitched = stitch(g, first.nodes, first.parts);  // the split orders parts: no cycle
 
   std::vector<std::vector<NodeId>> windows = seam_windows(stitched.graph, stitched.origin, threshold);
   out.seams_searched = int(windows.size());
-  PartsOutcome second = search_parts(stitched.graph, windows, rules, cost, limits, out.search.explored);
+  PartsOutcome second = search_parts(stitched.graph, windows, rules, cost, limits,
+                                     limits.budget - out.search.explored, out.search.explored);
   Graph result = stitched.graph;
   // Windows are convex one by one; together they may still depend on each other in a cycle.
   while (!second.parts.empty()) {

@@ -94,6 +94,8 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables) {
 }
 
 std::optional<std::string> unmatchable_reason(const Pattern& p) {
+  if (p.nodes.size() > size_t(kMaxPatternNodes) || p.variable_names.size() > size_t(kMaxPatternNodes))
+    return "it has more than " + std::to_string(kMaxPatternNodes) + " nodes";
   if (p.num_operators == 0) return "it has no operator (it would match every tensor)";
   size_t matchable = std::count_if(p.nodes.begin(), p.nodes.end(),
                                    [](const PatternNode& n) { return n.kind != PatternKind::variable; });

@@ -17,6 +17,9 @@ struct PatternTensor {
   bool operator==(const PatternTensor&) const = default;
 };
 
+// Larger rule sides are not matched (the matcher's state has a fixed size).
+inline constexpr int kMaxPatternNodes = 24;
+
 enum class PatternKind : uint8_t { variable, constant, op };
 
 struct PatternNode {

@@ -160,6 +160,26 @@ std::string_view failure_name(RewriteFailure f) {
   return "?";
 }
 
+std::optional<double> target_cost_ms(const Graph& g, const Match& m, const DirectedRule& r,
+                                     const std::vector<bool>& weight_only, CostModel& cost) {
+  Graph scratch;
+  Match stand_in;
+  for (size_t v = 0; v < m.variables.size(); ++v) {
+    TensorRef t = m.variables[v];
+    std::string name = std::string("v").append(std::to_string(v));  // not operator+: GCC 12 -Wrestrict
+    NodeId id =
+        weight_only[t.node] ? scratch.add_weight(name, g.shape(t)) : scratch.add_input(name, g.shape(t));
+    stand_in.variables.push_back({id, 0});
+  }
+  TargetBuilder builder(scratch, stand_in, r.target);
+  try {
+    if (builder.build() != RewriteFailure::none) return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;  // e.g. a split of a stand-in, which lost its split tree
+  }
+  return graph_cost_ms(scratch, cost);
+}
+
 std::optional<Graph> apply_rule(const Graph& g, const Match& m, const DirectedRule& r, RewriteFailure* why) {
   auto fail = [&](RewriteFailure f) -> std::optional<Graph> {
     if (why) *why = f;

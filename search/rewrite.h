@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cost_model.h"
 #include "runtime/graph.h"
 #include "runtime/rule_database.h"
 #include "search/matcher.h"
@@ -29,6 +30,12 @@ std::vector<DirectedRule> compile_rule(const Rule& rule, int index);
 
 enum class RewriteFailure { none, shapes, constant_shape, cycle };
 std::string_view failure_name(RewriteFailure f);
+
+// The cost of the target's operators alone, built over stand-ins for the
+// matched tensors (weight-only ones stand in as weights, so that precomputed
+// operators cost nothing); nullopt when the target does not build that way.
+std::optional<double> target_cost_ms(const Graph& g, const Match& m, const DirectedRule& r,
+                                     const std::vector<bool>& weight_only, CostModel& cost);
 
 // The graph with the occurrence replaced, or nullopt (and *why, when given).
 std::optional<Graph> apply_rule(const Graph& g, const Match& m, const DirectedRule& r,
