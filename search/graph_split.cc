@@ -117,16 +117,26 @@ void split_into(const Graph& g, const std::vector<NodeId>& part, const std::vect
 
 std::vector<int64_t> occurrence_capacity(const Graph& g, const RuleIndex& rules) {
   std::vector<int64_t> capacity(g.num_nodes(), 0);
+  std::vector<int> readers(g.num_nodes(), 0);  // per producer: the occurrence's operators reading it
+  std::vector<char> inside(g.num_nodes(), 0);
+  std::vector<NodeId> touched;
   for_each_occurrence(g, rules, [&](const DirectedRule& rule, const Match& m) {
     for (size_t i = 0; i < rule.source.nodes.size(); ++i) {
-      const PatternNode& pn = rule.source.nodes[i];
-      if (pn.kind != PatternKind::op) continue;
-      bool fed = false, feeds = false;
-      for (PatternTensor t : pn.inputs) fed |= rule.source.nodes[t.node].kind == PatternKind::op;
-      for (const PatternNode& other : rule.source.nodes)
-        for (PatternTensor t : other.inputs) feeds |= t.node == int(i);
-      if (fed && feeds) ++capacity[m.nodes[i]];
+      if (rule.source.nodes[i].kind != PatternKind::op) continue;
+      inside[m.nodes[i]] = 1;
+      for (TensorRef t : g.node(m.nodes[i]).inputs()) {
+        if (readers[t.node]++ == 0) touched.push_back(t.node);
+      }
     }
+    // Cutting after v separates the occurrence when v is in it and feeds it
+    // (MetaFlow: an in-edge and an out-edge of the occurrence), or when v
+    // feeds two of its operators from outside (matmuls sharing an input).
+    for (NodeId v : touched)
+      if (readers[v] >= (inside[v] ? 1 : 2)) ++capacity[v];
+    for (NodeId v : touched) readers[v] = 0;
+    for (size_t i = 0; i < rule.source.nodes.size(); ++i)
+      if (rule.source.nodes[i].kind == PatternKind::op) inside[m.nodes[i]] = 0;
+    touched.clear();
   });
   return capacity;
 }

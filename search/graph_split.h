@@ -11,7 +11,9 @@
 
 namespace superopt::search {
 
-// Per node: occurrences that use one of its inputs and one of its outputs.
+// Per node: the rule occurrences that cutting the graph after it would separate:
+// MetaFlow's occurrences using one of its inputs and one of its outputs, and
+// occurrences reading its output in two of their operators.
 std::vector<int64_t> occurrence_capacity(const Graph& g, const RuleIndex& rules);
 
 // Parts of g's operators (sources belong to none), each at most `threshold`

@@ -59,23 +59,33 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
 }
 
 // "Rules from another opset": the database's operator set names an operator
-// this superopt does not know, or shares no operator with the model.
+// this superopt does not know, or shares no operator with the model. A database
+// whose operator set lists no operators is judged by the operators of its rules.
 void check_opset(const RuleDatabase& db, const Graph& model, const std::string& file) {
-  std::set<OpType> model_ops;
+  std::set<OpType> model_ops, rule_ops;
   for (const Node& n : model.nodes()) model_ops.insert(n.op);
   nlohmann::json opset = nlohmann::json::parse(db.info.opset_json, nullptr, false);
-  if (opset.is_discarded() || !opset.contains("operators") || !opset["operators"].is_array())
-    throw Error(file + ": the rule database does not describe its operator set");
+  if (!opset.is_discarded() && opset.is_object() && opset.contains("operators") &&
+      opset["operators"].is_array()) {
+    for (const auto& entry : opset["operators"]) {
+      std::string name = entry.is_object() ? entry.value("op", "") : "";
+      std::optional<OpType> op = op_from_name(name);
+      if (!op)
+        throw Error(file + ": rules from another operator set: '" + db.info.opset_name + "' has operator '" +
+                    name + "', unknown to this superopt");
+      rule_ops.insert(*op);
+    }
+  } else {
+    for (const Rule& r : db.rules)
+      for (const Graph* g : {&r.source, &r.target})
+        for (const Node& n : g->nodes()) rule_ops.insert(n.op);
+  }
   std::string names;
   bool shared = false;
-  for (const auto& entry : opset["operators"]) {
-    std::string name = entry.value("op", "");
-    std::optional<OpType> op = op_from_name(name);
-    if (!op)
-      throw Error(file + ": rules from another operator set: '" + db.info.opset_name + "' has operator '" +
-                  name + "', unknown to this superopt");
-    shared |= model_ops.count(*op) > 0;
-    names += (names.empty() ? "" : ", ") + name;
+  for (OpType op : rule_ops) {
+    if (op == OpType::input || op == OpType::weight) continue;
+    shared |= model_ops.count(op) > 0;
+    names += (names.empty() ? "" : ", ") + std::string(op_name(op));
   }
   if (!shared)
     throw Error(file + ": rules from another operator set: none of the operators of '" + db.info.opset_name +
