@@ -64,10 +64,6 @@ class FlowNetwork {
   FlowGraph g_;
 };
 
-bool is_operator(OpType op) {
-  return op != OpType::input && op != OpType::weight && !is_constant(op);
-}
-
 // Splits `part` (operators in topological order) in two: an ancestor-closed
 // first half ending at a minimum-capacity frontier, and the rest. The cut is
 // kept within the middle third so that halves shrink.

@@ -11,6 +11,11 @@
 
 namespace superopt::search {
 
+// Operators are what parts hold; inputs, weights and constants belong to every part.
+inline bool is_operator(OpType op) {
+  return op != OpType::input && op != OpType::weight && !is_constant(op);
+}
+
 // Per node: the rule occurrences that cutting the graph after it would separate:
 // MetaFlow's occurrences using one of its inputs and one of its outputs, and
 // occurrences reading its output in two of their operators.

@@ -5,6 +5,7 @@
 #include "runtime/cost_model.h"
 #include "runtime/error.h"
 #include "search/backtrack.h"
+#include "search/fold.h"
 #include "search/graph_split.h"
 #include "search/numerical_check.h"
 #include "search/search.h"
@@ -64,6 +65,9 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
     ++result.rules_applied[label];
   }
   result.search_seconds = std::chrono::duration<double>(search::Clock::now() - start).count();
+  search::Folded folded = search::fold_precomputed(result.graph);
+  result.graph = std::move(folded.graph);
+  result.folded_operators = folded.operators;
   result.precomputed_operators = count_precomputed(result.graph);
   if (options.check) {
     result.check = search::numerical_check(g, result.graph, options.seed, options.check_flops_limit);

@@ -117,6 +117,7 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"rules_applied", applied},
           {"rule_sequence", r.rule_sequence},
           {"precomputed_operators", r.precomputed_operators},
+          {"folded_operators", r.folded_operators},
           {"fallbacks", cost.fallbacks()},
           {"check",
            {{"passed", r.check.passed},
@@ -134,7 +135,8 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << "graphs explored:  " << r.graphs_explored << "\n"
             << "search time:      " << fixed(r.search_seconds, 2) << " s\n"
             << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"
-            << "precomputed:      " << r.precomputed_operators << " operators (weights and constants only)\n"
+            << "precomputed:      " << r.precomputed_operators << " operators at load time, "
+            << r.folded_operators << " folded into weights (weights and constants only)\n"
             << "rules applied:    " << r.rule_sequence.size() << (r.rules_applied.empty() ? "\n" : "\n");
   for (const auto& [label, count] : r.rules_applied) std::cout << "  " << count << "x  " << label << "\n";
   std::cout << "check:            " << (r.check.passed ? "passed" : "FAILED") << " (max relative error "

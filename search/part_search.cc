@@ -10,10 +10,6 @@
 namespace superopt::search {
 namespace {
 
-bool is_operator(OpType op) {
-  return op != OpType::input && op != OpType::weight && !is_constant(op);
-}
-
 // The deadline for the next of `remaining` searches: an equal share of what is left.
 Clock::time_point share(Clock::time_point deadline, size_t remaining) {
   if (deadline == Clock::time_point::max()) return deadline;

@@ -45,7 +45,8 @@ struct OptimizeResult {
   std::map<std::string, int> rules_applied;  // label -> count, along the best graph's history
   std::vector<std::string> rule_sequence;    // the best graph's history, in order
   int rules_used = 0;                        // rules (directions) the search could apply
-  int64_t precomputed_operators = 0;         // computed from weights and constants only
+  int64_t precomputed_operators = 0;  // computed from weights (without data) and constants at load time
+  int folded_operators = 0;           // computed from weights with data: folded into new weights
   NumericalCheck check;
 };
 
