@@ -126,8 +126,13 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
     uint64_t current_runtime = runtime_hash(*current.graph);
     CostEstimator estimate(*current.graph, current.cost_ms, cost);
     for_each_occurrence(*current.graph, rules, [&](const DirectedRule& rule, const Match& m) {
-      // Most applications are pruned: cost them before copying the graph.
-      if (std::optional<double> c = estimate(rule, m); c && !(*c < limits.alpha * best.cost_ms)) return;
+      // Most applications are pruned, or would fall off the end of a full queue:
+      // cost them before copying the graph.
+      if (std::optional<double> c = estimate(rule, m)) {
+        if (!(*c < limits.alpha * best.cost_ms)) return;
+        if (int(queue.size()) >= limits.max_queue && *c >= queue.rbegin()->first && *c >= best.cost_ms)
+          return;
+      }
       std::optional<Graph> next = apply_rule(*current.graph, m, rule);
       if (!next || runtime_hash(*next) == current_runtime) return;  // only load-time work changed
       uint64_t hash = canonical_hash(*next);
