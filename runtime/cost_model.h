@@ -50,7 +50,8 @@ std::vector<bool> weight_only_nodes(const Graph& g);
 // Peak bytes of live activations (4 bytes per element) when the nodes run in
 // topological order: a node's outputs are allocated when it runs and freed
 // after their last consumer, graph outputs are never freed, and weights and
-// weight-only nodes are not counted. Throws Error on a cycle.
+// weight-only nodes are not counted. Views (reshape) count as new tensors: a
+// simple, slightly pessimistic liveness. Throws Error on a cycle.
 int64_t peak_activation_bytes(const Graph& g);
 
 // "analytic:DEVICE" (profile data/devices/DEVICE.json, or a path to a

@@ -19,11 +19,9 @@ struct CostColumns {
 
 void write_table(const hdf5::Writer& w, const CostTableInfo& info, const CostColumns& c) {
   hid_t root = w.file();
-  w.attribute(root, "format", std::string(kCostTableFormat));
-  w.attribute(root, "format_version", int64_t{kCostTableFormatVersion});
-  w.attribute(root, "description",
-              "superopt operator costs: entry K is element K of every root dataset; signature is "
-              "op|params|input shapes|layout; cost_ms is the median of repeats timed runs");
+  w.format_header(kCostTableFormat, kCostTableFormatVersion,
+                  "superopt operator costs: entry K is element K of every root dataset; signature is "
+                  "op|params|input shapes|layout; cost_ms is the median of repeats timed runs");
   w.attribute(root, "device", info.device);
   w.attribute(root, "driver", info.driver);
   w.attribute(root, "cudnn", info.cudnn);
@@ -38,16 +36,7 @@ void write_table(const hdf5::Writer& w, const CostTableInfo& info, const CostCol
 }
 
 CostTableInfo read_info(const hdf5::Reader& r) {
-  if (!r.has_attribute("format")) r.fail("not a superopt cost table (no 'format' attribute)");
-  std::string format = r.string("format");
-  if (format != kCostTableFormat)
-    r.fail("not a superopt cost table (format is '" + format + "', expected '" +
-           std::string(kCostTableFormat) + "')");
-  int64_t version = r.integer("format_version");
-  if (version > kCostTableFormatVersion)
-    r.fail("format_version " + std::to_string(version) + " is newer than this superopt reads (" +
-           std::to_string(kCostTableFormatVersion) + "); update superopt");
-  if (version < 1) r.fail("bad format_version " + std::to_string(version));
+  r.check_format(kCostTableFormat, "cost table", kCostTableFormatVersion);
   CostTableInfo info;
   info.device = r.string("device");
   info.driver = r.string("driver");

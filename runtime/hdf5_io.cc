@@ -38,6 +38,12 @@ void Writer::fail(const std::string& what) const {
   json::throw_error("cannot write " + path_ + ": " + what + ": " + error_reason());
 }
 
+void Writer::format_header(std::string_view format, int64_t version, const std::string& description) const {
+  attribute(file_, "format", std::string(format));
+  attribute(file_, "format_version", version);
+  attribute(file_, "description", description);
+}
+
 Handle Writer::group(const char* name) const {
   return check(H5Gcreate2(file_, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
 }
@@ -116,6 +122,19 @@ void Reader::open() {
   if (is_hdf5 < 0) fail("not a readable HDF5 file: " + error_reason());
   file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl));
   if (!file_.valid()) fail("damaged HDF5 file: " + error_reason());
+}
+
+int64_t Reader::check_format(std::string_view format, std::string_view kind, int64_t max_version) const {
+  std::string what = "not a superopt " + std::string(kind);
+  if (!has_attribute("format")) fail(what + " (no 'format' attribute)");
+  std::string found = string("format");
+  if (found != format) fail(what + " (format is '" + found + "', expected '" + std::string(format) + "')");
+  int64_t version = integer("format_version");
+  if (version > max_version)
+    fail("format_version " + std::to_string(version) + " is newer than this superopt reads (" +
+         std::to_string(max_version) + "); update superopt");
+  if (version < 1) fail("bad format_version " + std::to_string(version));
+  return version;
 }
 
 Handle Reader::group(const char* name) const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/hdf5_file.h"
@@ -27,6 +28,8 @@ class Writer {
   }
 
   hid_t file() const { return file_; }
+  // The root attributes every superopt file starts with: format, format_version, description.
+  void format_header(std::string_view format, int64_t version, const std::string& description) const;
   Handle group(const char* name) const;
   void attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, const void* value) const;
   void attribute(hid_t obj, const char* name, const std::string& value) const;
@@ -70,6 +73,9 @@ class Reader {
   void open();
   hid_t file() const { return file_; }
 
+  // Checks the format attribute ("not a superopt KIND (...)") and returns
+  // format_version, refusing versions above max_version and below 1.
+  int64_t check_format(std::string_view format, std::string_view kind, int64_t max_version) const;
   Handle group(const char* name) const;
   // A dataset in `group` (the file itself for a root dataset, group_name "").
   Item dataset(hid_t group, const char* group_name, const char* name) const;

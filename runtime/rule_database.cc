@@ -33,11 +33,9 @@ std::string output_mapping_text(size_t num_outputs) {
 }
 
 void write_info(const Writer& w, hid_t file, const RuleSetInfo& info) {
-  w.attribute(file, "format", std::string(kRuleDatabaseFormat));
-  w.attribute(file, "format_version", int64_t{kRuleDatabaseFormatVersion});
-  w.attribute(file, "description",
-              "superopt substitution rules: rule K is element K of every dataset in /rules; source and "
-              "target are superopt-graph JSON; /stages lists the rule count after each generator stage");
+  w.format_header(kRuleDatabaseFormat, kRuleDatabaseFormatVersion,
+                  "superopt substitution rules: rule K is element K of every dataset in /rules; source and "
+                  "target are superopt-graph JSON; /stages lists the rule count after each generator stage");
   w.attribute(file, "generator_version", info.generator_version);
   w.attribute(file, "opset_name", info.opset_name);
   w.attribute(file, "opset", info.opset_json);

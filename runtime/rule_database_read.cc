@@ -50,18 +50,9 @@ std::vector<RuleStatus> statuses(const Reader& r, const Item& item) {
 }
 
 RuleSetInfo read_info(const Reader& r) {
-  if (!r.has_attribute("format")) r.fail("not a superopt rule database (no 'format' attribute)");
-  std::string format = r.string("format");
-  if (format != kRuleDatabaseFormat)
-    r.fail("not a superopt rule database (format is '" + format + "', expected '" +
-           std::string(kRuleDatabaseFormat) + "')");
   RuleSetInfo info;
-  int64_t version = r.integer("format_version");
-  if (version > kRuleDatabaseFormatVersion)
-    r.fail("format_version " + std::to_string(version) + " is newer than this superopt reads (" +
-           std::to_string(kRuleDatabaseFormatVersion) + "); update superopt");
-  if (version < 1) r.fail("bad format_version " + std::to_string(version));
-  info.format_version = static_cast<int>(version);
+  info.format_version =
+      static_cast<int>(r.check_format(kRuleDatabaseFormat, "rule database", kRuleDatabaseFormatVersion));
   info.generator_version = r.string("generator_version");
   info.opset_name = r.string("opset_name");
   info.opset_json = r.string("opset");

@@ -17,6 +17,7 @@
 #include "runtime/hdf5_file.h"
 #include "runtime/rule_database.h"
 #include "tests/rule_fixture.h"
+#include "tests/temp_dir.h"
 
 using namespace superopt;
 using Catch::Contains;
@@ -25,22 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory, removed with everything in it at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "superopt-rules-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-    return names;
-  }
-};
+using test::TempDir;
 
 std::vector<std::string> node_names(const Graph& g) {
   std::vector<std::string> names;

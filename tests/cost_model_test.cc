@@ -1,0 +1,247 @@
+// Cost models: the roofline figures by hand, stable operator signatures,
+// weight-only subgraphs for free, the memory limit, and the HDF5 cost table
+// (round trip, lookups and fallbacks, damaged and foreign files).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "runtime/analytic_cost.h"
+#include "runtime/cost_model.h"
+#include "runtime/cost_table.h"
+#include "runtime/error.h"
+#include "runtime/model_zoo.h"
+#include "runtime/rule_database.h"
+#include "tests/op_params.h"
+#include "tests/temp_dir.h"
+
+using namespace superopt;
+using namespace superopt::test;
+using Catch::Contains;
+
+namespace {
+
+// H100 profile figures (data/devices/h100.json), repeated here so that a
+// changed profile shows up as a failing hand computation.
+constexpr double kH100Flops = 67e12, kH100Bandwidth = 3.35e12, kLaunchMs = 5e-3;
+
+// x 1x64x56x56 -> conv 3x3 (relu) -> relu; also returns the node ids.
+struct ConvGraph {
+  Graph g;
+  NodeId conv = -1, relu = -1;
+};
+ConvGraph conv_relu(const std::string& weight_name = "w") {
+  ConvGraph c;
+  NodeId x = c.g.add_input("x", {1, 64, 56, 56});
+  NodeId w = c.g.add_weight(weight_name, {64, 64, 3, 3});
+  c.conv = c.g.add(OpType::conv2d, {{x, 0}, {w, 0}}, conv(1, Padding::same, Activation::relu));
+  c.relu = c.g.add(OpType::relu, {{c.conv, 0}});
+  c.g.add_output({c.relu, 0});
+  return c;
+}
+
+std::multiset<std::string> signatures(const Graph& g) {
+  std::multiset<std::string> s;
+  for (NodeId id = 0; id < g.num_nodes(); ++id) s.insert(op_signature(g, id));
+  return s;
+}
+
+// A profile like h100's with another memory size.
+std::string profile_with_memory(const TempDir& dir, int64_t memory_bytes) {
+  std::string path = dir.file("small.json");
+  std::ofstream(path) << R"({"format": "superopt-device", "version": 1, "name": "small",
+    "peak_flops": 67e12, "memory_bandwidth_bytes_per_s": 3.35e12, "launch_overhead_us": 5,
+    "memory_bytes": )" << memory_bytes
+                      << "}";
+  return path;
+}
+
+CostTable sample_table(const std::string& conv_signature) {
+  CostTable t;
+  t.info = {"NVIDIA H100 80GB HBM3", "580.65", "9.10.2", "12.9.1", "v100"};
+  t.insert(conv_signature, {0.042, "IMPLICIT_PRECOMP_GEMM", 200});
+  t.insert("matmul||64x1024,1024x1024|row", {0.011, "cublas default", 100});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("analytic:h100 costs a convolution and a relu by the roofline, by hand", "[cost]") {
+  ConvGraph c = conv_relu();
+  std::unique_ptr<CostModel> model = make_cost_model("analytic:h100");
+  REQUIRE(model->name() == "analytic:h100");
+  // conv: 2 * (64*56*56 outputs) * (64*3*3 MACs each) + one relu per output;
+  // reads x (64*56*56) and w (64*64*9), writes 64*56*56, 4 bytes each.
+  double conv_flops = 2.0 * 200704 * 576 + 200704;
+  double conv_bytes = 4.0 * (200704 + 36864 + 200704);
+  REQUIRE(conv_flops / kH100Flops > conv_bytes / kH100Bandwidth);  // compute-bound
+  double conv_ms = conv_flops / kH100Flops * 1e3 + kLaunchMs;
+  REQUIRE(model->node_cost_ms(c.g, c.conv) == Approx(conv_ms).epsilon(1e-12));
+  REQUIRE(conv_ms == Approx(0.0084539).epsilon(1e-4));
+  // relu: memory-bound, reads and writes 64*56*56 floats.
+  double relu_ms = 4.0 * 2 * 200704 / kH100Bandwidth * 1e3 + kLaunchMs;
+  REQUIRE(model->node_cost_ms(c.g, c.relu) == Approx(relu_ms).epsilon(1e-12));
+  REQUIRE(graph_cost_ms(c.g, *model) == Approx(conv_ms + relu_ms).epsilon(1e-12));
+  // The V100 computes at 15.7 TFLOP/s: the convolution's compute part scales by 67 / 15.7.
+  double v100_ms = make_cost_model("analytic:v100")->node_cost_ms(c.g, c.conv);
+  REQUIRE(v100_ms - kLaunchMs == Approx((conv_ms - kLaunchMs) * 67 / 15.7).epsilon(1e-9));
+}
+
+TEST_CASE("signatures are stable text that ignores names and build order, and tells work apart", "[cost]") {
+  ConvGraph a = conv_relu("w");
+  REQUIRE(op_signature(a.g, a.conv) ==
+          "conv2d|stride=1x1 padding=same activation=relu|1x64x56x56,64x64x3x3|row");
+  REQUIRE(op_signature(a.g, a.relu) == "relu||1x64x56x56|row");
+  // The same computation built in another order, with other names.
+  Graph b;
+  NodeId w = b.add_weight("kernel", {64, 64, 3, 3});
+  NodeId x = b.add_input("image", {1, 64, 56, 56});
+  NodeId cv = b.add(OpType::conv2d, {{x, 0}, {w, 0}}, conv(1, Padding::same, Activation::relu), "c1");
+  b.add_output({b.add(OpType::relu, {{cv, 0}}, {}, "r1"), 0});
+  REQUIRE(signatures(b) == signatures(a.g));
+  // Other parameters or shapes: other signatures.
+  Graph c;
+  NodeId x2 = c.add_input("x", {1, 64, 56, 56});
+  NodeId w2 = c.add_weight("w", {64, 64, 3, 3});
+  NodeId w3 = c.add_weight("w3", {64, 32, 3, 3});
+  std::set<std::string> distinct = {
+      op_signature(a.g, a.conv),
+      op_signature(c, c.add(OpType::conv2d, {{x2, 0}, {w2, 0}}, conv(1, Padding::same))),
+      op_signature(c, c.add(OpType::conv2d, {{x2, 0}, {w2, 0}}, conv(2, Padding::same, Activation::relu))),
+      op_signature(c, c.add(OpType::conv2d, {{x2, 0}, {w2, 0}}, conv(1, Padding::valid, Activation::relu))),
+      op_signature(c, c.add(OpType::conv2d, {{x2, 0}, {w3, 0}}, conv(1, Padding::same, Activation::relu))),
+  };
+  REQUIRE(distinct.size() == 5);
+}
+
+TEST_CASE("nodes computed only from weights cost nothing; views cost nothing", "[cost]") {
+  // conv(x, concat(w1, w2)) with the weights concatenated: the concat is
+  // inference preprocessing, computed once at load time.
+  Graph g;
+  NodeId x = g.add_input("x", {1, 16, 8, 8});
+  NodeId w1 = g.add_weight("w1", {16, 16, 3, 3});
+  NodeId w2 = g.add_weight("w2", {16, 16, 3, 3});
+  NodeId cat = g.add(OpType::concat, {{w1, 0}, {w2, 0}}, axis(0));
+  NodeId cv = g.add(OpType::conv2d, {{x, 0}, {cat, 0}}, conv(1, Padding::same));
+  NodeId sp = g.add(OpType::split, {{cv, 0}}, axis(1));  // batch 1: channel halves are contiguous
+  NodeId flat = g.add(OpType::reshape, {{sp, 1}}, with_shape({16, 64}));
+  g.add_output({sp, 0});
+  g.add_output({flat, 0});
+  std::vector<bool> weight_only = weight_only_nodes(g);
+  REQUIRE(weight_only == std::vector<bool>{false, true, true, true, false, false, false});
+  auto model = make_cost_model("analytic:h100");
+  REQUIRE(model->node_cost_ms(g, cat) > 0);  // on its own it is a kernel...
+  REQUIRE(model->node_cost_ms(g, sp) == 0);
+  REQUIRE(model->node_cost_ms(g, flat) == 0);
+  REQUIRE(graph_cost_ms(g, *model) == model->node_cost_ms(g, cv));  // ...but not in the graph
+  // At batch 2 a channel split copies.
+  Graph h;
+  NodeId a = h.add_input("a", {2, 4, 3, 3});
+  NodeId cat2 = h.add(OpType::concat, {{a, 0}, {a, 0}}, axis(1));
+  NodeId sp2 = h.add(OpType::split, {{cat2, 0}}, axis(1));
+  REQUIRE(model->node_cost_ms(h, sp2) > 0);
+}
+
+TEST_CASE("peak activation memory and the memory limit", "[cost]") {
+  ConvGraph c = conv_relu();
+  // x, then conv (x still live: 2 tensors), then relu after x is freed (2 tensors).
+  REQUIRE(peak_activation_bytes(c.g) == 2 * 200704 * 4);
+  TempDir dir;
+  auto roomy = make_cost_model("analytic:" + profile_with_memory(dir, 2 * 200704 * 4));
+  REQUIRE(std::isfinite(graph_cost_ms(c.g, *roomy)));
+  auto tiny = make_cost_model("analytic:" + profile_with_memory(dir, 2 * 200704 * 4 - 1));
+  REQUIRE(tiny->memory_limit_bytes() == 2 * 200704 * 4 - 1);
+  REQUIRE(std::isinf(graph_cost_ms(c.g, *tiny)));
+  // A real model fits the H100 easily.
+  auto h100 = make_cost_model("analytic:h100");
+  double resnet_ms = graph_cost_ms(build_builtin_model("resnet50"), *h100);
+  REQUIRE(resnet_ms > 0.1);
+  REQUIRE(resnet_ms < 10);
+}
+
+TEST_CASE("cost model specs and device profiles: one-line errors", "[cost]") {
+  REQUIRE_THROWS_WITH(make_cost_model("roofline"),
+                      "unknown cost model 'roofline' (expected analytic:DEVICE, table:FILE or gpu)");
+  REQUIRE_THROWS_WITH(make_cost_model("analytic:a100"),
+                      Contains("cost model analytic:a100: unknown device 'a100' (known: h100, v100"));
+  REQUIRE_THROWS_WITH(make_cost_model("analytic:../h100"), Contains("unknown device '../h100'"));
+  REQUIRE_THROWS_WITH(make_cost_model("table:/nonexistent/costs.h5"),
+                      Contains("cannot open /nonexistent/costs.h5: No such file or directory"));
+  REQUIRE_THROWS_WITH(make_cost_model("gpu"), Contains("cost model gpu: "));
+  TempDir dir;
+  std::string bad = dir.file("bad.json");
+  std::ofstream(bad) << R"({"format": "superopt-device", "version": 1, "name": "x", "peak_flops": -1,
+    "memory_bandwidth_bytes_per_s": 1e12, "launch_overhead_us": 5, "memory_bytes": 1000})";
+  REQUIRE_THROWS_WITH(make_cost_model("analytic:" + bad), Contains("peak_flops: expected a positive number"));
+}
+
+TEST_CASE("a cost table round-trips and answers lookups, falling back to its analytic profile", "[cost]") {
+  TempDir dir;
+  ConvGraph c = conv_relu();
+  std::string path = dir.file("costs.h5");
+  CostTable written = sample_table(op_signature(c.g, c.conv));
+  written.write(path);
+  REQUIRE(dir.entries() == std::vector<std::string>{"costs.h5"});  // no temporary left behind
+  CostTable read = CostTable::read(path);
+  REQUIRE(read.info.device == "NVIDIA H100 80GB HBM3");
+  REQUIRE(read.info.cublas == "12.9.1");
+  REQUIRE(read.info.analytic_profile == "v100");
+  REQUIRE(read.size() == 2);
+  const CostEntry* conv_entry = read.lookup(op_signature(c.g, c.conv));
+  REQUIRE(conv_entry);
+  REQUIRE(conv_entry->cost_ms == 0.042);
+  REQUIRE(conv_entry->algorithm == "IMPLICIT_PRECOMP_GEMM");
+  REQUIRE(conv_entry->repeats == 200);
+  REQUIRE(read.lookup("relu||1x64x56x56|row") == nullptr);
+
+  auto model = make_cost_model("table:" + path);
+  REQUIRE(model->node_cost_ms(c.g, c.conv) == 0.042);
+  REQUIRE(model->fallbacks() == 0);
+  double relu_v100 = make_cost_model("analytic:v100")->node_cost_ms(c.g, c.relu);
+  REQUIRE(model->node_cost_ms(c.g, c.relu) == relu_v100);
+  REQUIRE(model->fallbacks() == 1);
+  REQUIRE(graph_cost_ms(c.g, *model) == Approx(0.042 + relu_v100));
+  REQUIRE(model->fallbacks() == 2);
+  REQUIRE(model->memory_limit_bytes() == 17179869184);  // the V100's 16 GiB
+  // Inserting replaces; appended entries survive another round trip.
+  read.insert(op_signature(c.g, c.relu), {0.003, "", 50});
+  read.insert(op_signature(c.g, c.conv), {0.040, "WINOGRAD", 300});
+  read.write(path);
+  CostTable again = CostTable::read(path);
+  REQUIRE(again.size() == 3);
+  REQUIRE(again.lookup(op_signature(c.g, c.conv))->algorithm == "WINOGRAD");
+}
+
+TEST_CASE("damaged, truncated and foreign cost tables are one-line errors", "[cost]") {
+  TempDir dir;
+  std::string path = dir.file("costs.h5");
+  sample_table("conv2d||1x1|row").write(path);
+  SECTION("truncated") {
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+    REQUIRE_THROWS_WITH(CostTable::read(path), Contains(path + ": damaged HDF5 file"));
+  }
+  SECTION("not HDF5") {
+    std::ofstream(path, std::ios::trunc) << "signature,cost_ms\n";
+    REQUIRE_THROWS_WITH(CostTable::read(path), path + ": not an HDF5 file (no HDF5 signature)");
+  }
+  SECTION("a rule database") {
+    RuleDatabase db;
+    db.write(path);
+    REQUIRE_THROWS_WITH(
+        CostTable::read(path),
+        path + ": not a superopt cost table (format is 'superopt-rules', expected 'superopt-costs')");
+    REQUIRE_THROWS_WITH(make_cost_model("table:" + path), Contains("cost model table:" + path + ": "));
+  }
+  SECTION("an unknown fallback profile") {
+    CostTable t = sample_table("conv2d||1x1|row");
+    t.info.analytic_profile = "tpu";
+    t.write(path);
+    REQUIRE_THROWS_WITH(make_cost_model("table:" + path), Contains("analytic_profile: unknown device 'tpu'"));
+  }
+  SECTION("an unwritable path") {
+    REQUIRE_THROWS_WITH(sample_table("x").write("/nonexistent/costs.h5"),
+                        Contains("cannot write /nonexistent/costs.h5"));
+  }
+}
