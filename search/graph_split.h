@@ -34,7 +34,8 @@ struct SplitOutcome {
 
 // Searches g whole when it has at most `threshold` operators (or threshold is
 // 0); otherwise splits it, searches every part with the limits (the deadline
-// shared out), stitches, and searches windows around the seams.
+// shared out), stitches, searches windows around the seams, and ends with a
+// greedy pass over the whole graph.
 SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
                               const SearchLimits& limits, int threshold);
 

@@ -143,18 +143,22 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   out.search.start_cost_ms = graph_cost_ms(g, cost);
   std::vector<std::vector<NodeId>> sets = split_graph(g, occurrence_capacity(g, rules), threshold);
   out.parts = int(sets.size());
-  // The parts share most of the budget and time; the seams get the rest.
-  SearchLimits parts_limits = limits;
-  if (limits.deadline != Clock::time_point::max())
-    parts_limits.deadline = Clock::now() + (limits.deadline - Clock::now()) * 4 / 5;
+  // The parts share most of the budget and time, then the seams, then a last
+  // greedy pass over the whole graph.
+  auto until = [&](int percent) {
+    SearchLimits l = limits;
+    if (limits.deadline != Clock::time_point::max())
+      l.deadline = Clock::now() + (limits.deadline - Clock::now()) * percent / 100;
+    return l;
+  };
   PartsOutcome first =
-      search_parts(g, sets, rules, cost, parts_limits, limits.budget * 4 / 5, out.search.explored);
+      search_parts(g, sets, rules, cost, until(70), limits.budget * 70 / 100, out.search.explored);
   Stitched stitched = stitch(g, first.nodes, first.parts);  // the split orders parts: no cycle
 
   std::vector<std::vector<NodeId>> windows = seam_windows(stitched.graph, stitched.origin, threshold);
   out.seams_searched = int(windows.size());
-  PartsOutcome second = search_parts(stitched.graph, windows, rules, cost, limits,
-                                     limits.budget - out.search.explored, out.search.explored);
+  PartsOutcome second = search_parts(stitched.graph, windows, rules, cost, until(50),
+                                     limits.budget * 85 / 100 - out.search.explored, out.search.explored);
   Graph result = stitched.graph;
   // Windows are convex one by one; together they may still depend on each other in a cycle.
   while (!second.parts.empty()) {
@@ -171,8 +175,17 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
     for (const std::vector<int>& h : done->histories)
       out.search.history.insert(out.search.history.end(), h.begin(), h.end());
   result.remove_unused();
-  out.search.best_cost_ms = graph_cost_ms(result, cost);
-  out.search.best = std::move(result);
+  // Improvements spanning parts beyond the seam windows (matmuls in different
+  // parts that read one model input, say): greedy over the whole graph, which
+  // costs little since almost every application is pruned before it is built.
+  SearchLimits polish_limits = limits;
+  polish_limits.alpha = 1.0;
+  polish_limits.budget = std::max<int64_t>(1, limits.budget - out.search.explored);
+  SearchOutcome polish = backtracking_search(result, rules, cost, polish_limits);
+  out.search.explored += polish.explored;
+  out.search.history.insert(out.search.history.end(), polish.history.begin(), polish.history.end());
+  out.search.best_cost_ms = polish.best_cost_ms;
+  out.search.best = std::move(polish.best);
   if (!(out.search.best_cost_ms <= out.search.start_cost_ms)) {
     out.search.best = g;
     out.search.best_cost_ms = out.search.start_cost_ms;
