@@ -5,6 +5,7 @@
 #include "enum/enumerate.h"
 #include "runtime/command_line.h"
 #include "runtime/commands.h"
+#include "search/search.h"
 #include "verify/verify.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   const cli::Subcommand subcommands[] = {
       {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
       {"verify", "prove the rules of a database with Z3 and small-tensor validation (MPI pool)", verify_command},
+      {"optimize", "optimize a model with a rule database (cost-based backtracking search)", optimize_command},
       {"graph", "check, run or export a graph file (JSON) or builtin model", graph_command},
       {"db", "inspect a rule database (info, show)", db_command},
       {"version", "versions of superopt, its libraries and the CUDA devices", version_command},

@@ -1,0 +1,158 @@
+// The cost-ordered queue, pruning and de-duplication of the backtracking search.
+#include "search/backtrack.h"
+
+#include <map>
+#include <memory>
+#include <unordered_map>
+
+#include "runtime/graph_hash.h"
+#include "search/runtime_hash.h"
+
+namespace superopt::search {
+
+RuleIndex index_rules(std::vector<DirectedRule> rules) {
+  RuleIndex index;
+  index.rules = std::move(rules);
+  for (size_t i = 0; i < index.rules.size(); ++i)
+    index.by_anchor[static_cast<int>(index.rules[i].source.anchor_op())].push_back(int(i));
+  return index;
+}
+
+void for_each_occurrence(const Graph& g, const RuleIndex& rules,
+                         const std::function<void(const DirectedRule&, const Match&)>& visit) {
+  GraphIndex index(g);
+  for (int op = 0; op < kNumOpTypes; ++op) {
+    const std::vector<NodeId>& anchors = index.nodes_of(static_cast<OpType>(op));
+    if (anchors.empty()) continue;
+    for (int r : rules.by_anchor[op]) {
+      const DirectedRule& rule = rules.rules[r];
+      std::function<void(const Match&)> at = [&](const Match& m) { visit(rule, m); };
+      for (NodeId anchor : anchors) match_at(g, index, rule.source, anchor, at);
+    }
+  }
+}
+
+namespace {
+
+// The rules applied to reach a graph, shared between a graph and its successors.
+struct History {
+  int rule;
+  std::shared_ptr<const History> parent;
+};
+
+std::vector<int> unwind(const std::shared_ptr<const History>& h) {
+  std::vector<int> rules;
+  for (const History* p = h.get(); p; p = p->parent.get()) rules.push_back(p->rule);
+  return {rules.rbegin(), rules.rend()};
+}
+
+struct Candidate {
+  std::shared_ptr<const Graph> graph;
+  double cost_ms;
+  std::shared_ptr<const History> history;
+};
+
+// Graphs that entered the queue, by canonical hash; collisions are compared exactly.
+class SeenGraphs {
+ public:
+  // False when an equal graph was seen before; otherwise remembers g.
+  bool insert(uint64_t hash, const std::shared_ptr<const Graph>& g) {
+    auto& bucket = seen_[hash];
+    for (const auto& other : bucket)
+      if (structurally_equal(*other, *g)) return false;
+    bucket.push_back(g);
+    return true;
+  }
+  bool contains(uint64_t hash, const Graph& g) const {
+    auto it = seen_.find(hash);
+    if (it == seen_.end()) return false;
+    for (const auto& other : it->second)
+      if (structurally_equal(*other, g)) return true;
+    return false;
+  }
+
+ private:
+  std::unordered_map<uint64_t, std::vector<std::shared_ptr<const Graph>>> seen_;
+};
+
+// The cost after an application, from the graph's cost, the matched operators'
+// costs and the target's: exact unless the rewrite changes which downstream
+// operators are precomputed, so it only decides what to skip.
+class CostEstimator {
+ public:
+  CostEstimator(const Graph& g, double cost_ms, CostModel& cost)
+      : g_(g),
+        cost_ms_(cost_ms),
+        cost_(cost),
+        weight_only_(weight_only_nodes(g)),
+        node_ms_(g.num_nodes(), -1) {}
+
+  std::optional<double> operator()(const DirectedRule& rule, const Match& m) {
+    std::optional<double> added = target_cost_ms(g_, m, rule, weight_only_, cost_);
+    if (!added) return std::nullopt;
+    double removed = 0;
+    for (size_t i = 0; i < rule.source.nodes.size(); ++i) {
+      NodeId id = m.nodes[i];
+      if (rule.source.nodes[i].kind != PatternKind::op || weight_only_[id]) continue;
+      if (node_ms_[id] < 0) node_ms_[id] = cost_.node_cost_ms(g_, id);
+      removed += node_ms_[id];
+    }
+    return cost_ms_ - removed + *added;
+  }
+
+ private:
+  const Graph& g_;
+  double cost_ms_;
+  CostModel& cost_;
+  std::vector<bool> weight_only_;
+  std::vector<double> node_ms_;
+};
+
+}  // namespace
+
+SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
+                                  const SearchLimits& limits) {
+  auto start = std::make_shared<const Graph>(g);
+  Candidate best{start, graph_cost_ms(g, cost), nullptr};
+  SearchOutcome out{g, best.cost_ms, best.cost_ms, 0, {}};
+  std::multimap<double, Candidate> queue;  // cheapest first
+  SeenGraphs seen;
+  seen.insert(canonical_hash(g), start);
+  queue.emplace(best.cost_ms, best);
+  while (!queue.empty() && out.explored < limits.budget && Clock::now() < limits.deadline) {
+    Candidate current = queue.begin()->second;
+    queue.erase(queue.begin());
+    ++out.explored;
+    uint64_t current_runtime = runtime_hash(*current.graph);
+    CostEstimator estimate(*current.graph, current.cost_ms, cost);
+    for_each_occurrence(*current.graph, rules, [&](const DirectedRule& rule, const Match& m) {
+      // Most applications are pruned, or would fall off the end of a full queue:
+      // cost them before copying the graph.
+      if (std::optional<double> c = estimate(rule, m)) {
+        if (!(*c < limits.alpha * best.cost_ms)) return;
+        if (int(queue.size()) >= limits.max_queue && *c >= queue.rbegin()->first && *c >= best.cost_ms)
+          return;
+      }
+      std::optional<Graph> next = apply_rule(*current.graph, m, rule);
+      if (!next || runtime_hash(*next) == current_runtime) return;  // only load-time work changed
+      uint64_t hash = canonical_hash(*next);
+      if (seen.contains(hash, *next)) return;
+      double c = graph_cost_ms(*next, cost);
+      if (!(c < limits.alpha * best.cost_ms)) return;  // pruned graphs are not remembered: they stay pruned
+      auto graph = std::make_shared<const Graph>(std::move(*next));
+      seen.insert(hash, graph);
+      auto history =
+          std::make_shared<const History>(History{int(&rule - rules.rules.data()), current.history});
+      Candidate cand{graph, c, history};
+      if (c < best.cost_ms) best = cand;
+      queue.emplace(c, cand);
+      if (int(queue.size()) > limits.max_queue) queue.erase(std::prev(queue.end()));
+    });
+  }
+  out.best = *best.graph;
+  out.best_cost_ms = best.cost_ms;
+  out.history = unwind(best.history);
+  return out;
+}
+
+}  // namespace superopt::search

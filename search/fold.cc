@@ -1,0 +1,68 @@
+// Evaluating the weight-only frontier once and replacing it by weights with data.
+#include "search/fold.h"
+
+#include "runtime/arith.h"
+#include "runtime/cost_model.h"
+#include "runtime/evaluator.h"
+
+namespace superopt::search {
+namespace {
+
+// Whether every weight that t depends on has data.
+bool values_known(const Graph& g, NodeId id, std::vector<char>& known, std::vector<char>& seen) {
+  if (seen[id]) return known[id];
+  seen[id] = 1;
+  const Node& n = g.node(id);
+  bool ok = n.op != OpType::weight || g.weight_data(id) != nullptr;
+  for (TensorRef t : n.inputs()) ok = values_known(g, t.node, known, seen) && ok;
+  known[id] = ok;
+  return ok;
+}
+
+std::string fresh_name(const Graph& g, int& counter) {
+  for (;;) {
+    std::string name = std::string("folded_").append(std::to_string(counter++));
+    if (!g.find(name)) return name;
+  }
+}
+
+}  // namespace
+
+Folded fold_precomputed(const Graph& g) {
+  std::vector<bool> fixed = weight_only_nodes(g);
+  std::vector<char> known(g.num_nodes(), 0), seen(g.num_nodes(), 0);
+  // The frontier: precomputed operator outputs read by running operators or the caller.
+  std::vector<TensorRef> frontier;
+  auto add = [&](TensorRef t) {
+    const Node& n = g.node(t.node);
+    if (!fixed[t.node] || n.num_inputs == 0 || !values_known(g, t.node, known, seen)) return;
+    for (TensorRef f : frontier)
+      if (f == t) return;
+    frontier.push_back(t);
+  };
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    if (!fixed[id])
+      for (TensorRef t : g.node(id).inputs()) add(t);
+  for (TensorRef t : g.outputs()) add(t);
+  Folded out{g, 0, 0};
+  if (frontier.empty()) return out;
+
+  Graph values = g;
+  values.set_outputs(frontier);
+  values.remove_unused();
+  RealArith<double> ar;
+  auto results = evaluate(values, ar, random_sources(ar, 0));
+  int counter = 0;
+  int before = g.num_operators();
+  for (size_t k = 0; k < frontier.size(); ++k) {
+    std::vector<float> data(results[k].data.begin(), results[k].data.end());
+    NodeId w = out.graph.add_weight(fresh_name(out.graph, counter), g.shape(frontier[k]), std::move(data));
+    out.graph.replace_uses(frontier[k], {w, 0});
+  }
+  out.graph.remove_unused();
+  out.weights = int(frontier.size());
+  out.operators = before - out.graph.num_operators();
+  return out;
+}
+
+}  // namespace superopt::search

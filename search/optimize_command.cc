@@ -1,0 +1,181 @@
+// `superopt optimize MODEL --rules FILE`: load a model and a rule database,
+// optimize, print costs and rules applied (or one JSON object), and write the
+// optimized graph only when the numerical check passes.
+#include <malloc.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "runtime/command_line.h"
+#include "runtime/graph_json.h"
+#include "runtime/model_zoo.h"
+#include "search/search.h"
+
+namespace superopt {
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace po = boost::program_options;
+
+constexpr const char* kUsage =
+    "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
+    "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--out FILE] [--json] [--allow-unverified]";
+
+struct OptimizeArgs {
+  std::string model, rules, cost = "analytic:h100", out;
+  SearchOptions options;
+  bool json = false;
+};
+
+std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
+  OptimizeArgs a;
+  SearchOptions& o = a.options;
+  po::options_description options("options");
+  options.add_options()("model", po::value(&a.model), "a graph file (JSON) or builtin:NAME")(
+      "rules", po::value(&a.rules), "the rule database (HDF5)")(
+      "alpha", po::value(&o.alpha), "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
+      "budget", po::value(&o.budget), "graphs taken from the queue in all (default 1000)")(
+      "time-limit", po::value(&o.time_limit_s), "seconds for the whole search (default 60)")(
+      "cost", po::value(&a.cost), "analytic:DEVICE, table:FILE or gpu (default analytic:h100)")(
+      "split-threshold", po::value(&o.split_threshold),
+      "largest part in operators; 0: no split (default 30)")(
+      "out", po::value(&a.out), "write the optimized graph here (JSON)")("json", po::bool_switch(&a.json),
+                                                                         "print one JSON object")(
+      "allow-unverified", po::bool_switch(&o.allow_unverified), "also use candidate (unverified) rules")(
+      "seed", po::value(&o.seed), "seed of the numerical check's inputs and weights (default 1)");
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
+  if (a.model.empty()) throw Error(std::string("optimize: missing MODEL (usage: ") + kUsage + ")");
+  if (a.rules.empty()) throw Error(std::string("optimize: missing --rules FILE (usage: ") + kUsage + ")");
+  if (!(o.alpha >= 1)) throw Error("--alpha: expected a number of at least 1");
+  if (o.budget < 1) throw Error("--budget: expected a positive number of graphs");
+  if (!(o.time_limit_s > 0)) throw Error("--time-limit: expected a positive number of seconds");
+  if (o.split_threshold < 0) throw Error("--split-threshold: expected 0 (no split) or a positive number");
+  return a;
+}
+
+// "Rules from another opset": the database's operator set names an operator
+// this superopt does not know, or shares no operator with the model. A database
+// whose operator set lists no operators is judged by the operators of its rules.
+void check_opset(const RuleDatabase& db, const Graph& model, const std::string& file) {
+  std::set<OpType> model_ops, rule_ops;
+  for (const Node& n : model.nodes()) model_ops.insert(n.op);
+  nlohmann::json opset = nlohmann::json::parse(db.info.opset_json, nullptr, false);
+  if (!opset.is_discarded() && opset.is_object() && opset.contains("operators") &&
+      opset["operators"].is_array()) {
+    for (const auto& entry : opset["operators"]) {
+      std::string name = entry.is_object() ? entry.value("op", "") : "";
+      std::optional<OpType> op = op_from_name(name);
+      if (!op)
+        throw Error(file + ": rules from another operator set: '" + db.info.opset_name + "' has operator '" +
+                    name + "', unknown to this superopt");
+      rule_ops.insert(*op);
+    }
+  } else {
+    for (const Rule& r : db.rules)
+      for (const Graph* g : {&r.source, &r.target})
+        for (const Node& n : g->nodes()) rule_ops.insert(n.op);
+  }
+  std::string names;
+  bool shared = false;
+  for (OpType op : rule_ops) {
+    if (op == OpType::input || op == OpType::weight) continue;
+    shared |= model_ops.count(op) > 0;
+    names += (names.empty() ? "" : ", ") + std::string(op_name(op));
+  }
+  if (!shared)
+    throw Error(file + ": rules from another operator set: none of the operators of '" + db.info.opset_name +
+                "' (" + names + ") occurs in the model");
+}
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators) {
+  Json applied = Json::object();
+  for (const auto& [label, count] : r.rules_applied) applied[label] = count;
+  return {{"model", a.model},
+          {"operators", operators},
+          {"cost_model", cost.name()},
+          {"cost_before", r.cost_before_ms},
+          {"cost_after", r.cost_after_ms},
+          {"speedup", r.cost_before_ms / r.cost_after_ms},
+          {"graphs_explored", r.graphs_explored},
+          {"search_seconds", r.search_seconds},
+          {"alpha", a.options.alpha},
+          {"budget", a.options.budget},
+          {"split_threshold", a.options.split_threshold},
+          {"parts", r.parts},
+          {"rules_usable", r.rules_used},
+          {"rules_applied", applied},
+          {"rule_sequence", r.rule_sequence},
+          {"precomputed_operators", r.precomputed_operators},
+          {"folded_operators", r.folded_operators},
+          {"fallbacks", cost.fallbacks()},
+          {"check",
+           {{"passed", r.check.passed},
+            {"max_relative_error", r.check.max_relative_error},
+            {"how", r.check.note}}},
+          {"out", a.out.empty() || !r.check.passed ? Json() : Json(a.out)}};
+}
+
+void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators) {
+  std::cout << "model:            " << a.model << " (" << operators << " operators)\n"
+            << "cost model:       " << cost.name() << " (" << cost.fallbacks() << " fallbacks)\n"
+            << "cost before:      " << fixed(r.cost_before_ms, 4) << " ms\n"
+            << "cost after:       " << fixed(r.cost_after_ms, 4) << " ms\n"
+            << "speedup:          " << fixed(r.cost_before_ms / r.cost_after_ms, 3) << "x\n"
+            << "graphs explored:  " << r.graphs_explored << "\n"
+            << "search time:      " << fixed(r.search_seconds, 2) << " s\n"
+            << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"
+            << "precomputed:      " << r.precomputed_operators << " operators at load time, "
+            << r.folded_operators << " folded into weights (weights and constants only)\n"
+            << "rules applied:    " << r.rule_sequence.size() << (r.rules_applied.empty() ? "\n" : "\n");
+  for (const auto& [label, count] : r.rules_applied) std::cout << "  " << count << "x  " << label << "\n";
+  std::cout << "check:            " << (r.check.passed ? "passed" : "FAILED") << " (max relative error "
+            << r.check.max_relative_error << ", " << r.check.note << ")\n";
+}
+
+}  // namespace
+
+int optimize_command(const std::vector<std::string>& args) {
+  std::optional<OptimizeArgs> a = parse_args(args);
+  if (!a) return cli::kExitOk;
+  // The search copies graphs of a few hundred kilobytes by the thousand: keep
+  // them in the heap, not in fresh (kernel-zeroed) mappings.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  Graph model = load_model(a->model);
+  RuleDatabase db = RuleDatabase::read(a->rules);
+  check_opset(db, model, a->rules);
+  std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
+  OptimizeResult r = optimize(model, db.rules, *cost, a->options);
+  int operators = model.num_operators();
+  if (a->json)
+    std::cout << result_json(*a, r, *cost, operators).dump(2) << "\n";
+  else
+    print_text(*a, r, *cost, operators);
+  if (!r.check.passed) {
+    std::cerr << "superopt: the optimized graph differs from the model (max relative error "
+              << r.check.max_relative_error << "); nothing written; rules applied in order:";
+    for (const std::string& label : r.rule_sequence) std::cerr << " [" << label << "]";
+    std::cerr << "\n";
+    return cli::kExitFailure;
+  }
+  if (!a->out.empty()) {
+    std::string text = write_graph_json(r.graph, "optimized");
+    std::ofstream f(a->out);
+    if (!(f << text)) throw Error("cannot write " + a->out);
+    if (!a->json) std::cout << "wrote " << a->out << "\n";
+  }
+  return cli::kExitOk;
+}
+
+}  // namespace superopt

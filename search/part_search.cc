@@ -1,0 +1,197 @@
+// split_and_search(): search the parts of a split graph one by one, stitch
+// them, then search convex windows around the seams between parts.
+#include <algorithm>
+#include <deque>
+
+#include "runtime/error.h"
+#include "search/graph_split.h"
+#include "search/stitch.h"
+
+namespace superopt::search {
+namespace {
+
+// The deadline for the next of `remaining` searches: an equal share of what is left.
+Clock::time_point share(Clock::time_point deadline, size_t remaining) {
+  if (deadline == Clock::time_point::max()) return deadline;
+  auto now = Clock::now();
+  if (deadline <= now) return now;
+  return now + (deadline - now) / std::max<size_t>(remaining, 1);
+}
+
+struct PartsOutcome {
+  std::vector<std::vector<NodeId>> nodes;   // the node sets that could be cut out
+  std::vector<Part> parts;                  // each optimized (or as it was)
+  std::vector<std::vector<int>> histories;  // the rules that optimized each
+};
+
+// Extracts and searches each node set; sets that cannot stand alone stay as they
+// are. The sets share `budget` and the time to the deadline; what one leaves
+// goes to the next.
+PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>& sets,
+                          const RuleIndex& rules, CostModel& cost, const SearchLimits& limits, int64_t budget,
+                          int64_t& explored) {
+  PartsOutcome out;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    Part part;
+    try {
+      part = extract_part(g, sets[i]);
+    } catch (const Error&) {
+      continue;
+    }
+    SearchLimits part_limits = limits;
+    part_limits.deadline = share(limits.deadline, sets.size() - i);
+    part_limits.budget = std::max<int64_t>(1, budget / int64_t(sets.size() - i));
+    SearchOutcome found = backtracking_search(part.graph, rules, cost, part_limits);
+    explored += found.explored;
+    budget -= found.explored;
+    if (found.best_cost_ms < found.start_cost_ms) {
+      part.graph = std::move(found.best);
+      out.histories.push_back(std::move(found.history));
+    } else {
+      out.histories.emplace_back();
+    }
+    out.nodes.push_back(sets[i]);
+    out.parts.push_back(std::move(part));
+  }
+  return out;
+}
+
+// Adds every node on a path between two nodes of the window, so that the
+// window can be replaced as a whole without creating a cycle.
+void make_convex(const Graph& g, std::vector<char>& in_window) {
+  int n = g.num_nodes();
+  std::vector<std::vector<NodeId>> consumers(n);
+  for (NodeId id = 0; id < n; ++id)
+    for (TensorRef t : g.node(id).inputs()) consumers[t.node].push_back(id);
+  auto reach = [&](bool forward) {
+    std::vector<char> seen(n, 0);
+    std::vector<NodeId> stack;
+    for (NodeId id = 0; id < n; ++id)
+      if (in_window[id]) stack.push_back(id);
+    while (!stack.empty()) {
+      NodeId id = stack.back();
+      stack.pop_back();
+      auto visit = [&](NodeId m) {
+        if (!seen[m] && !in_window[m]) {
+          seen[m] = 1;
+          stack.push_back(m);
+        }
+      };
+      if (forward)
+        for (NodeId m : consumers[id]) visit(m);
+      else
+        for (TensorRef t : g.node(id).inputs()) visit(t.node);
+    }
+    return seen;
+  };
+  std::vector<char> below = reach(true), above = reach(false);
+  for (NodeId id = 0; id < n; ++id)
+    if (below[id] && above[id]) in_window[id] = 1;
+}
+
+// Disjoint convex windows of operators within two steps of an edge between parts.
+std::vector<std::vector<NodeId>> seam_windows(const Graph& g, const std::vector<int>& origin, int threshold) {
+  int n = g.num_nodes();
+  std::vector<std::vector<NodeId>> neighbours(n);
+  for (NodeId id = 0; id < n; ++id)
+    for (TensorRef t : g.node(id).inputs())
+      if (is_operator(g.node(id).op) && is_operator(g.node(t.node).op)) {
+        neighbours[id].push_back(t.node);
+        neighbours[t.node].push_back(id);
+      }
+  std::vector<char> taken(n, 0);
+  std::vector<std::vector<NodeId>> windows;
+  for (NodeId v = 0; v < n; ++v)
+    for (NodeId u : neighbours[v]) {
+      if (u > v || origin[u] == origin[v] || taken[u] || taken[v]) continue;
+      std::vector<char> in_window(n, 0);
+      std::deque<std::pair<NodeId, int>> queue{{u, 0}, {v, 0}};
+      int size = 0;
+      while (!queue.empty() && size < threshold) {
+        auto [id, depth] = queue.front();
+        queue.pop_front();
+        if (in_window[id] || taken[id]) continue;
+        in_window[id] = 1;
+        ++size;
+        if (depth < 2)
+          for (NodeId m : neighbours[id]) queue.push_back({m, depth + 1});
+      }
+      make_convex(g, in_window);
+      std::vector<NodeId> window;
+      bool clash = false;
+      for (NodeId id = 0; id < n; ++id)
+        if (in_window[id]) {
+          window.push_back(id);
+          clash |= bool(taken[id]) || !is_operator(g.node(id).op);
+        }
+      if (clash || int(window.size()) > 2 * threshold) continue;
+      for (NodeId id : window) taken[id] = 1;
+      windows.push_back(std::move(window));
+    }
+  return windows;
+}
+
+}  // namespace
+
+SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
+                              const SearchLimits& limits, int threshold) {
+  SplitOutcome out;
+  if (threshold <= 0 || g.num_operators() <= threshold) {
+    out.search = backtracking_search(g, rules, cost, limits);
+    return out;
+  }
+  out.search.start_cost_ms = graph_cost_ms(g, cost);
+  std::vector<std::vector<NodeId>> sets = split_graph(g, occurrence_capacity(g, rules), threshold);
+  out.parts = int(sets.size());
+  // The parts share most of the budget and time, then the seams, then a last
+  // greedy pass over the whole graph.
+  auto until = [&](int percent) {
+    SearchLimits l = limits;
+    if (limits.deadline != Clock::time_point::max())
+      l.deadline = Clock::now() + (limits.deadline - Clock::now()) * percent / 100;
+    return l;
+  };
+  PartsOutcome first =
+      search_parts(g, sets, rules, cost, until(70), limits.budget * 70 / 100, out.search.explored);
+  Stitched stitched = stitch(g, first.nodes, first.parts);  // the split orders parts: no cycle
+
+  std::vector<std::vector<NodeId>> windows = seam_windows(stitched.graph, stitched.origin, threshold);
+  out.seams_searched = int(windows.size());
+  PartsOutcome second = search_parts(stitched.graph, windows, rules, cost, until(50),
+                                     limits.budget * 85 / 100 - out.search.explored, out.search.explored);
+  Graph result = stitched.graph;
+  // Windows are convex one by one; together they may still depend on each other in a cycle.
+  while (!second.parts.empty()) {
+    try {
+      result = stitch(stitched.graph, second.nodes, second.parts).graph;
+      break;
+    } catch (const Error&) {
+      second.nodes.pop_back();
+      second.parts.pop_back();
+      second.histories.pop_back();
+    }
+  }
+  for (const PartsOutcome* done : {&first, &second})
+    for (const std::vector<int>& h : done->histories)
+      out.search.history.insert(out.search.history.end(), h.begin(), h.end());
+  result.remove_unused();
+  // Improvements spanning parts beyond the seam windows (matmuls in different
+  // parts that read one model input, say): greedy over the whole graph, which
+  // costs little since almost every application is pruned before it is built.
+  SearchLimits polish_limits = limits;
+  polish_limits.alpha = 1.0;
+  polish_limits.budget = std::max<int64_t>(1, limits.budget - out.search.explored);
+  SearchOutcome polish = backtracking_search(result, rules, cost, polish_limits);
+  out.search.explored += polish.explored;
+  out.search.history.insert(out.search.history.end(), polish.history.begin(), polish.history.end());
+  out.search.best_cost_ms = polish.best_cost_ms;
+  out.search.best = std::move(polish.best);
+  if (!(out.search.best_cost_ms <= out.search.start_cost_ms)) {
+    out.search.best = g;
+    out.search.best_cost_ms = out.search.start_cost_ms;
+    out.search.history.clear();
+  }
+  return out;
+}
+
+}  // namespace superopt::search

@@ -1,0 +1,62 @@
+// The optimizer: cost-based backtracking search over rule applications
+// (MetaFlow/TASO), with MetaFlow's flow-based graph split, and a numerical
+// check of every result on the CPU reference. `superopt optimize`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/cost_model.h"
+#include "runtime/graph.h"
+#include "runtime/rule_database.h"
+
+namespace superopt {
+
+struct SearchOptions {
+  double alpha = 1.05;       // keep graphs costing less than alpha * best (1 = greedy)
+  int64_t budget = 1000;     // graphs taken from the queue, over the whole run
+  double time_limit_s = 60;  // wall clock for the search
+  int split_threshold = 30;  // operators per part; 0 = no split
+  int max_queue = 256;       // graphs held in the queue; the costliest go first
+  bool allow_unverified = false;
+  bool check = true;  // run the numerical check
+  uint64_t seed = 1;  // of the check's random inputs and weights
+  // Largest model the check runs at full size, in FLOPs; larger ones run at a
+  // reduced spatial size.
+  int64_t check_flops_limit = 2'000'000'000;
+};
+
+struct NumericalCheck {
+  bool ran = false;
+  bool passed = false;
+  double max_relative_error = 0;
+  std::string note;  // how it ran, e.g. "at reduced size: image inputs 1x3x32x32"
+};
+
+struct OptimizeResult {
+  Graph graph;
+  double cost_before_ms = 0;
+  double cost_after_ms = 0;
+  int64_t graphs_explored = 0;  // taken from the queue and expanded
+  double search_seconds = 0;
+  int parts = 1;                             // after the graph split
+  std::map<std::string, int> rules_applied;  // label -> count, along the best graph's history
+  std::vector<std::string> rule_sequence;    // the best graph's history, in order
+  int rules_used = 0;                        // rules (directions) the search could apply
+  int64_t precomputed_operators = 0;  // computed from weights (without data) and constants at load time
+  int folded_operators = 0;           // computed from weights with data: folded into new weights
+  NumericalCheck check;
+};
+
+// Optimizes g with the rules (only verified ones unless allow_unverified).
+// Throws Error when no rule may be used or a rule uses an operator the model's
+// registry does not know. The result's graph is g itself when the check fails.
+OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
+                        const SearchOptions& options);
+
+// `superopt optimize MODEL --rules FILE ...`
+int optimize_command(const std::vector<std::string>& args);
+
+}  // namespace superopt

@@ -1,0 +1,65 @@
+# The optimizer (search/): unit tests, and `superopt optimize` end to end.
+add_executable(search_tests search_test.cc)
+target_link_libraries(search_tests PRIVATE superopt_search Catch2::Catch2WithMain)
+catch_discover_tests(search_tests)
+
+# Rule databases made once for the tests below (CTest fixtures): the taso
+# operator set at 3 operators (candidates: the tests pass --allow-unverified),
+# and the small operator set at 2.
+set(search_dir ${CMAKE_CURRENT_BINARY_DIR}/search_cli)
+file(MAKE_DIRECTORY ${search_dir})
+set(search_taso3 ${search_dir}/taso3.h5)
+set(search_small2 ${search_dir}/small2.h5)
+add_test(NAME search_make_rules
+         COMMAND sh -c "\"$0\" enumerate --max-ops 3 --out \"$1\" --force >/dev/null && \"$0\" enumerate --max-ops 2 --opset \"$2\" --out \"$3\" --force >/dev/null"
+                 ${superopt_bin} ${search_taso3} ${PROJECT_SOURCE_DIR}/data/opsets/small.json ${search_small2})
+set_tests_properties(search_make_rules PROPERTIES FIXTURES_SETUP search_rules TIMEOUT 300)
+
+# superopt_optimize_test(NAME CODE STDERR_REGEX [STDOUT REGEX] [ONE_LINE] COMMAND ARGS...), after the databases.
+function(superopt_optimize_test name code stderr_regex)
+  superopt_cli_test(${name} ${code} "${stderr_regex}" ${ARGN})
+  set_tests_properties(cli_${name} PROPERTIES FIXTURES_REQUIRED search_rules)
+endfunction()
+
+# Two gates reading one hidden state: the matmuls merge (TASO Figure 2), the
+# result is written, and it is a valid graph file with one matmul.
+set(rnn_gates ${CMAKE_CURRENT_SOURCE_DIR}/data/search/rnn_gates.json)
+set(fused_matmul ${PROJECT_SOURCE_DIR}/data/graphs/fused_matmul.json)
+superopt_optimize_test(optimize_rnn_gates 0 ""
+  STDOUT "speedup: +1\\.[1-9][0-9]*x\n.*rules applied: +1\n +1x +[0-9]+[<>]: matmul,matmul -> concat,matmul,split\n.*check: +passed.*\nwrote .*gates.json"
+  COMMAND ${superopt_bin} optimize ${rnn_gates} --rules ${search_taso3} --allow-unverified --budget 50
+          --out ${search_dir}/gates.json)
+add_test(NAME cli_optimize_output_checks
+         COMMAND sh -c "\"$0\" graph check \"$1\" | grep -c ' matmul ' | grep -qx 1" ${superopt_bin} ${search_dir}/gates.json)
+set_tests_properties(cli_optimize_output_checks PROPERTIES DEPENDS cli_optimize_rnn_gates FIXTURES_REQUIRED search_rules)
+superopt_optimize_test(optimize_json 0 ""
+  STDOUT "\"cost_before\": [0-9.e-]+,\n +\"cost_after\": .*\"speedup\": .*\"graphs_explored\": [1-9].*\"search_seconds\".*\"rules_applied\": {\n.*\"fallbacks\": 0,\n +\"check\": {\n +\"passed\": true"
+  COMMAND ${superopt_bin} optimize ${rnn_gates} --rules ${search_taso3} --allow-unverified --budget 50 --json)
+
+# Every builtin model: a short search whose result passes the numerical check.
+foreach(model resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet resnet34 sru resnet_blocks:2
+              inceptione_blocks:2)
+  string(REPLACE ":" "_" test_name ${model})
+  superopt_optimize_test(optimize_builtin_${test_name} 0 "" STDOUT "check: +passed"
+    COMMAND ${superopt_bin} optimize builtin:${model} --rules ${search_taso3} --allow-unverified --budget 20)
+  set_tests_properties(cli_optimize_builtin_${test_name} PROPERTIES TIMEOUT 300)
+endforeach()
+
+# Errors: one line, exit 2.
+superopt_optimize_test(optimize_unknown_builtin 2 "builtin model 'nosuch': no such model" ONE_LINE
+  COMMAND ${superopt_bin} optimize builtin:nosuch --rules ${search_taso3})
+superopt_optimize_test(optimize_malformed_model 2 "cycle\\.json.*cycle" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/cycle.json --rules ${search_taso3})
+superopt_optimize_test(optimize_no_verified_rule 2 "no verified rule" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules ${search_taso3})
+superopt_optimize_test(optimize_other_opset 2 "small2\\.h5: rules from another operator set: none of the operators of 'small'" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${CMAKE_CURRENT_SOURCE_DIR}/data/search/pooling_only.json --rules ${search_small2}
+          --allow-unverified)
+superopt_optimize_test(optimize_unknown_cost_model 2 "unknown cost model 'roofline'" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules ${search_taso3} --allow-unverified --cost roofline)
+superopt_optimize_test(optimize_missing_rules 2 "cannot open /nonexistent/rules\\.h5" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules /nonexistent/rules.h5)
+superopt_cli_test(optimize_no_rules_flag 2 "missing --rules" ONE_LINE COMMAND ${superopt_bin} optimize ${fused_matmul})
+superopt_cli_test(optimize_bad_alpha 2 "--alpha" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --alpha 0.5)
+superopt_cli_test(optimize_help 0 "" STDOUT "usage: superopt optimize MODEL --rules FILE" COMMAND ${superopt_bin} optimize --help)
