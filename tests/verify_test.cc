@@ -1,0 +1,220 @@
+// The verifier: TASO's Figure 2 rules are verified, deliberately wrong rules never
+// are (and are refuted with a counterexample), and the axioms do not prove them.
+#include <catch2/catch.hpp>
+
+#include "runtime/error.h"
+#include "verify/axioms.h"
+#include "verify/prover.h"
+#include "verify/rule_validation.h"
+#include "verify/rule_verifier.h"
+
+using namespace superopt;
+using namespace superopt::verify;
+
+namespace {
+
+const AxiomSet& taso_axioms() {
+  static const AxiomSet axioms = read_axiom_file(SUPEROPT_SOURCE_DIR "/verify/axioms/taso.ax");
+  return axioms;
+}
+
+struct RuleBuilder {
+  Graph source, target;
+  // Adds the same named input (or weight) to both sides.
+  std::pair<TensorRef, TensorRef> input(const char* name, Shape shape, bool weight = false) {
+    NodeId a = weight ? source.add_weight(name, shape) : source.add_input(name, shape);
+    NodeId b = weight ? target.add_weight(name, shape) : target.add_input(name, shape);
+    return {{a, 0}, {b, 0}};
+  }
+  Rule rule() {
+    Rule r;
+    r.source = source;
+    r.target = target;
+    return r;
+  }
+};
+
+OpParams axis(int a) {
+  OpParams p;
+  p.axis = a;
+  return p;
+}
+
+TensorRef op(Graph& g, OpType type, std::initializer_list<TensorRef> in, OpParams p = {}) {
+  return {g.add(type, in, p), 0};
+}
+
+RuleStatus verdict(const Rule& r) {
+  static RuleVerifier verifier(taso_axioms(), VerifyLimits{});
+  return verifier.verify(r).status;
+}
+
+// Fusing two matmuls that share an input (TASO Figure 2, left).
+Rule matmul_fusion() {
+  RuleBuilder b;
+  auto [x, x2] = b.input("x", Shape{2, 4});
+  auto [w1, w1b] = b.input("w1", Shape{4, 4}, true);
+  auto [w2, w2b] = b.input("w2", Shape{4, 3}, true);
+  b.source.add_output(op(b.source, OpType::matmul, {x, w1}));
+  b.source.add_output(op(b.source, OpType::matmul, {x, w2}));
+  TensorRef m = op(b.target, OpType::matmul, {x2, op(b.target, OpType::concat, {w1b, w2b}, axis(1))});
+  NodeId s = b.target.add(OpType::split, {m}, axis(1));
+  b.target.add_output({s, 0});
+  b.target.add_output({s, 1});
+  return b.rule();
+}
+
+// Fusing two convolutions that share an input (TASO Figure 2, right).
+Rule conv_fusion(Activation act) {
+  RuleBuilder b;
+  auto [x, x2] = b.input("x", Shape{1, 4, 5, 5});
+  auto [w1, w1b] = b.input("w1", Shape{4, 4, 3, 3}, true);
+  auto [w2, w2b] = b.input("w2", Shape{2, 4, 3, 3}, true);
+  OpParams conv;
+  conv.activation = act;
+  b.source.add_output(op(b.source, OpType::conv2d, {x, w1}, conv));
+  b.source.add_output(op(b.source, OpType::conv2d, {x, w2}, conv));
+  TensorRef c = op(b.target, OpType::conv2d, {x2, op(b.target, OpType::concat, {w1b, w2b}, axis(0))}, conv);
+  NodeId s = b.target.add(OpType::split, {c}, axis(1));
+  b.target.add_output({s, 0});
+  b.target.add_output({s, 1});
+  return b.rule();
+}
+
+// Wrong: the blocks of a 2x2 block matrix in the wrong places.
+Rule concat_across_axes() {
+  RuleBuilder b;
+  auto [x, xb] = b.input("x", Shape{2, 2});
+  auto [y, yb] = b.input("y", Shape{2, 2});
+  auto [z, zb] = b.input("z", Shape{2, 2});
+  auto [w, wb] = b.input("w", Shape{2, 2});
+  b.source.add_output(
+      op(b.source, OpType::concat,
+         {op(b.source, OpType::concat, {x, y}, axis(1)), op(b.source, OpType::concat, {z, w}, axis(1))},
+         axis(0)));
+  b.target.add_output(
+      op(b.target, OpType::concat,
+         {op(b.target, OpType::concat, {xb, yb}, axis(0)), op(b.target, OpType::concat, {zb, wb}, axis(0))},
+         axis(1)));
+  return b.rule();
+}
+
+// Wrong: transpose(x y) = transpose(x) transpose(y) (the factors must swap).
+Rule transpose_matmul_unswapped() {
+  RuleBuilder b;
+  auto [x, xb] = b.input("x", Shape{3, 3});
+  auto [y, yb] = b.input("y", Shape{3, 3});
+  b.source.add_output(op(b.source, OpType::transpose, {op(b.source, OpType::matmul, {x, y})}));
+  b.target.add_output(op(b.target, OpType::matmul,
+                         {op(b.target, OpType::transpose, {xb}), op(b.target, OpType::transpose, {yb})}));
+  return b.rule();
+}
+
+// Wrong: split cuts at the most recent concat (x|y then z), not at the first one.
+Rule split_at_first_concat() {
+  RuleBuilder b;
+  auto [x, xb] = b.input("x", Shape{2, 3});
+  auto [y, yb] = b.input("y", Shape{2, 3});
+  auto [z, zb] = b.input("z", Shape{2, 3});
+  TensorRef inner = op(b.source, OpType::concat, {x, y}, axis(1));
+  NodeId s = b.source.add(OpType::split, {op(b.source, OpType::concat, {inner, z}, axis(1))}, axis(1));
+  b.source.add_output({s, 1});
+  // Claims the second part is concat(y, z), as if the split were at x.
+  b.target.add_output(op(b.target, OpType::concat, {yb, zb}, axis(1)));
+  (void)xb;
+  return b.rule();
+}
+
+// Wrong: relu is not additive.
+Rule relu_additive() {
+  RuleBuilder b;
+  auto [x, xb] = b.input("x", Shape{2, 4});
+  auto [y, yb] = b.input("y", Shape{2, 4});
+  b.source.add_output(op(b.source, OpType::relu, {op(b.source, OpType::ewadd, {x, y})}));
+  b.target.add_output(
+      op(b.target, OpType::ewadd, {op(b.target, OpType::relu, {xb}), op(b.target, OpType::relu, {yb})}));
+  return b.rule();
+}
+
+}  // namespace
+
+TEST_CASE("the rules of TASO's Figure 2 are verified", "[verify]") {
+  CHECK(verdict(matmul_fusion()) == RuleStatus::verified);
+  CHECK(verdict(conv_fusion(Activation::none)) == RuleStatus::verified);
+  CHECK(verdict(conv_fusion(Activation::relu)) == RuleStatus::verified);
+}
+
+TEST_CASE("wrong rules are refuted with a counterexample", "[verify]") {
+  RuleVerifier verifier(taso_axioms(), VerifyLimits{});
+  for (const Rule& r :
+       {concat_across_axes(), transpose_matmul_unswapped(), split_at_first_concat(), relu_additive()}) {
+    RuleVerdict v = verifier.verify(r);
+    CHECK(v.status == RuleStatus::refuted);
+    CHECK(v.note.find("differs at") != std::string::npos);
+  }
+}
+
+TEST_CASE("the axioms alone do not prove wrong rules", "[verify]") {
+  z3::context ctx;
+  RuleProver prover(ctx, taso_axioms(), 10000, 20000);
+  int i = 0;
+  for (const Rule& r :
+       {concat_across_axes(), transpose_matmul_unswapped(), split_at_first_concat(), relu_additive()}) {
+    INFO("wrong rule " << i++);
+    CHECK(prover.prove(r).outcome != ProofOutcome::proved);
+  }
+  CHECK(prover.prove(matmul_fusion()).outcome == ProofOutcome::proved);
+}
+
+TEST_CASE("small-tensor validation names the shapes of a counterexample", "[verify]") {
+  z3::context ctx;
+  RuleValidation v = validate_rule(ctx, relu_additive(), 10000);
+  REQUIRE(v.result == Validation::refuted);
+  CHECK(v.note.find("x=2x4 y=2x4") != std::string::npos);
+  CHECK(validate_rule(ctx, matmul_fusion(), 10000).result == Validation::passed);
+}
+
+TEST_CASE("a second set of sizes keeps equal dimensions equal", "[verify]") {
+  Rule r = conv_fusion(Activation::none);
+  Graph g = with_dimensions_mapped(r.source, {{4, 5}, {5, 2}, {2, 4}});
+  CHECK(g.shape(g.outputs()[0]) == Shape{1, 5, 2, 2});
+  CHECK(g.shape(g.outputs()[1]) == Shape{1, 4, 2, 2});
+}
+
+TEST_CASE("axiom files: errors name the line", "[verify][axioms]") {
+  auto error_of = [](const char* text) {
+    try {
+      parse_axioms(text, "t.ax");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("# c\naxiom a: forall x:[a]. foo(x) = x\n") ==
+        "t.ax:2: unknown operator or unbound tensor 'foo'");
+  CHECK(error_of("axiom a: forall x:[a]. relu(x) = x\n").find("t.ax:1: axiom a has no comment") == 0);
+  CHECK(error_of("# c\n\n# d\naxiom a: forall x:[a]. relu(x, x) = x\n") ==
+        "t.ax:4: relu takes 1 inputs, given 2");
+  CHECK(error_of("# c\naxiom a: forall x:[a].\n    relu(y) = x\n") ==
+        "t.ax:3: unknown operator or unbound tensor 'y'");
+  CHECK(error_of("# c\naxiom a: forall x:[a] s:stride. relu(x) = x\n") ==
+        "t.ax:2: variable s is bound but not used");
+  CHECK(error_of("# c\naxiom a: forall x:[a]. concat(x, x) = x\n") ==
+        "t.ax:2: concat needs its axis parameter");
+  CHECK(error_of("# nothing\n") == "t.ax: no axioms");
+  AxiomSet ok = parse_axioms("# relu of relu\naxiom a: forall x:[a,b]. relu(relu(x)) =\n  relu(x)\n", "t.ax");
+  REQUIRE(ok.axioms.size() == 1);
+  CHECK(ok.axioms[0].comment == "relu of relu");
+  CHECK(term_str(ok.axioms[0].lhs) == "relu(relu(x))");
+}
+
+TEST_CASE("the TASO axiom file parses and covers the taso operator set", "[verify][axioms]") {
+  const AxiomSet& ax = taso_axioms();
+  CHECK(ax.axioms.size() >= 43);
+  for (OpType op :
+       {OpType::ewadd, OpType::ewmul, OpType::smul, OpType::transpose, OpType::matmul, OpType::conv2d,
+        OpType::enlarge, OpType::relu, OpType::pool_avg, OpType::pool_max, OpType::concat, OpType::split,
+        OpType::c_pool, OpType::i_conv, OpType::i_matmul, OpType::i_ewmul})
+    CHECK(ax.mentions(op));
+  CHECK_FALSE(ax.mentions(OpType::softmax));
+}

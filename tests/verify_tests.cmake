@@ -1,0 +1,17 @@
+# The verifier: unit tests (axiom files, proofs, small-tensor validation), the
+# MPI pool (1 against 3 ranks, resume after a kill) and errors on bad input.
+add_executable(verify_tests verify_test.cc)
+target_link_libraries(verify_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
+target_compile_definitions(verify_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catch_discover_tests(verify_tests)
+
+add_test(NAME mpi_verify_ranks_and_resume
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/verify_mpi_test.sh $<TARGET_FILE:superopt> ${MPIEXEC_EXECUTABLE}
+                 ${CMAKE_CURRENT_BINARY_DIR}/verify_mpi)
+set_tests_properties(mpi_verify_ranks_and_resume PROPERTIES LABELS mpi TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "verify_mpi_test: ok" FAIL_REGULAR_EXPRESSION "FAIL")
+add_test(NAME verify_bad_input
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/verify_errors_test.sh $<TARGET_FILE:superopt>
+                 ${CMAKE_CURRENT_BINARY_DIR}/verify_errors)
+set_tests_properties(verify_bad_input PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "verify_errors_test: ok"
+                     FAIL_REGULAR_EXPRESSION "FAIL")
