@@ -3,21 +3,23 @@
 # rule database and analytic:h100, prints cost before and after, speedup,
 # search time and graphs explored for alpha 1 (greedy), alpha 1.05, and alpha
 # 1.05 with the graph split (threshold 30), then the papers' optimizations found.
-#   scripts/bench/search.sh [--rules FILE] [--budget 1000] [--time-limit 30] [--models "bert nasrnn"]
-# Until the verifier lands the database holds candidates: --allow-unverified.
+#   scripts/bench/search.sh [--rules FILE] [--allow-unverified] [--budget 1000] [--time-limit 30] [--models "bert nasrnn"]
+# Without --rules it generates and verifies the database (mpirun -n 3: 2 verifier workers, a few minutes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rules=
+unverified=
 budget=1000
 time_limit=30
 models="resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet resnet34 sru resnet_blocks:4 inceptione_blocks:4"
 while [ $# -gt 0 ]; do
   case $1 in
     --rules) rules=$2; shift 2 ;;
+    --allow-unverified) unverified=--allow-unverified; shift ;;
     --budget) budget=$2; shift 2 ;;
     --time-limit) time_limit=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
-    *) echo "usage: $0 [--rules FILE] [--budget N] [--time-limit S] [--models \"A B\"]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--rules FILE] [--allow-unverified] [--budget N] [--time-limit S] [--models \"A B\"]" >&2; exit 2 ;;
   esac
 done
 bash scripts/build.sh >/dev/null
@@ -26,6 +28,7 @@ trap 'rm -rf "$work"' EXIT
 if [ -z "$rules" ]; then
   rules=$work/taso3.h5
   build/superopt enumerate --max-ops 3 --out "$rules" >/dev/null 2>&1
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 3 --oversubscribe build/superopt verify "$rules"
 fi
 
 echo "machine: $(nproc) cores; rules: $rules; budget $budget; time limit $time_limit s; cost analytic:h100"
@@ -34,7 +37,7 @@ for model in $models; do
   for config in "greedy:1:0" "alpha1.05:1.05:0" "alpha1.05+split:1.05:30"; do
     IFS=: read -r name alpha split <<<"$config"
     out=$work/$(echo "$model-$name" | tr ':' '_').json
-    build/superopt optimize "builtin:$model" --rules "$rules" --allow-unverified --alpha "$alpha" \
+    build/superopt optimize "builtin:$model" --rules "$rules" $unverified --alpha "$alpha" \
       --split-threshold "$split" --budget "$budget" --time-limit "$time_limit" --json >"$out" 2>"$out.err" || true
     /usr/bin/python3 - "$out" "$model" "$name" <<'PY'
 import json, sys
