@@ -11,7 +11,10 @@ int main(int argc, char** argv) {
   using namespace superopt;
   const cli::Subcommand subcommands[] = {
       {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
-      {"verify", "prove the rules of a database with Z3 and small-tensor validation (MPI pool)", verify_command},
+      {"verify", "prove the rules of a database with Z3 and small-tensor validation (MPI pool)",
+       verify_command},
+      {"verify-axioms", "validate the operator axioms on small symbolic tensors; check them for redundancy",
+       verify_axioms_command},
       {"graph", "check or run a graph file (JSON)", graph_command},
       {"db", "inspect a rule database (info, show)", db_command},
       {"version", "versions of superopt, its libraries and the CUDA devices", version_command},

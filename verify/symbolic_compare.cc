@@ -27,6 +27,8 @@ SymbolicComparison compare_symbolically(z3::context& ctx, const Graph& a, const 
   // Elements the simplifier could not show equal: (output, element, difference).
   z3::expr_vector open_differences(ctx);
   std::vector<std::pair<int, int64_t>> open_positions;
+  z3::params som(ctx);
+  som.set("som", true);
   for (size_t k = 0; k < out_a.size(); ++k) {
     if (out_a[k].shape != out_b[k].shape) {
       result = {Comparison::differ, static_cast<int>(k), -1,
@@ -35,7 +37,7 @@ SymbolicComparison compare_symbolically(z3::context& ctx, const Graph& a, const 
       return result;
     }
     for (int64_t i = 0; i < out_a[k].size(); ++i) {
-      z3::expr d = (out_a[k][i] - out_b[k][i]).simplify();
+      z3::expr d = (out_a[k][i] - out_b[k][i]).simplify(som);
       if (d.is_numeral() && d.get_decimal_string(0) == "0") continue;
       open_differences.push_back(d != 0);
       open_positions.emplace_back(static_cast<int>(k), i);
