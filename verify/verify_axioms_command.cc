@@ -150,7 +150,7 @@ void print_text(const Settings& s, const Summary& sum) {
                 std::string(axiom_result_name(v.result)).c_str(), (long long)v.obligations,
                 (long long)v.skipped, v.ms);
     if (!v.note.empty())
-      std::printf("    %s %s\n", v.result == AxiomResult::failed ? "fails" : "undecided", v.note.c_str());
+      std::printf("    %s %s\n", v.result == AxiomResult::failed ? "fails" : "unknown:", v.note.c_str());
   }
   std::printf(
       "validation: %d passed, %d FAILED, %d unknown; %lld obligations, %lld assignments skipped; %.2f s\n",
