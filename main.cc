@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   const cli::Subcommand subcommands[] = {
       {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
       {"verify", "prove the rules of a database with Z3 and small-tensor validation (MPI pool)", verify_command},
+      {"verify-axioms", "validate the operator axioms on small symbolic tensors; check them for redundancy",
+       verify_axioms_command},
       {"optimize", "optimize a model with a rule database (cost-based backtracking search)", optimize_command},
       {"graph", "check, run or export a graph file (JSON) or builtin model", graph_command},
       {"db", "inspect a rule database (info, show)", db_command},

@@ -1,0 +1,170 @@
+// Axiom validation on small symbolic tensors, the redundancy check, and the
+// axiom parser's errors.
+#include <catch2/catch.hpp>
+
+#include "runtime/error.h"
+#include "verify/axiom_redundancy.h"
+#include "verify/axiom_validation.h"
+#include "verify/axioms.h"
+
+using namespace superopt;
+using namespace superopt::verify;
+using Catch::Contains;
+
+namespace {
+
+const std::string kTasoAxioms = SUPEROPT_SOURCE_DIR "/verify/axioms/taso.ax";
+
+AxiomValidation validate(const Axiom& ax, int max_dim, int slice = 0, int num_slices = 1) {
+  z3::context ctx;
+  return validate_axiom(ctx, ax, {max_dim, 10000, slice, num_slices});
+}
+
+Axiom one_axiom(const std::string& text) {
+  return parse_axioms(text, "test.ax").axioms.at(0);
+}
+
+}  // namespace
+
+TEST_CASE("every axiom of taso.ax passes small-tensor validation", "[verify_axioms]") {
+  const AxiomSet set = read_axiom_file(kTasoAxioms);
+  REQUIRE(set.axioms.size() >= 43);
+  for (const Axiom& ax : set.axioms) {
+    DYNAMIC_SECTION(ax.name) {
+      AxiomValidation v = validate(ax, 2);
+      INFO(v.note);
+      CHECK(v.result == AxiomResult::passed);
+      CHECK(v.obligations > 0);
+    }
+  }
+}
+
+TEST_CASE("a convolution with relu is not linear in its input: caught with its shapes", "[verify_axioms]") {
+  Axiom ax = one_axiom(
+      "# wrong\n"
+      "axiom conv_relu_linear: forall x:[n,e,h,m] y:[n,e,h,m] z:[o,e,kh,kw] kh:ksize kw:ksize.\n"
+      "  conv2d[activation=relu](ewadd(x, y), z) = ewadd(conv2d[activation=relu](x, z), "
+      "conv2d[activation=relu](y, z))\n");
+  AxiomValidation v = validate(ax, 2);
+  CHECK(v.result == AxiomResult::failed);
+  CHECK(v.obligations == 1);  // stops at the first failure
+  CHECK_THAT(v.note,
+             Contains("x=1x1x1x1") && Contains("z=1x1x1x1") && Contains("output 0 element 0 differs"));
+  // The right statement, with relu outside and no activation inside, passes.
+  Axiom right = one_axiom(
+      "# right\n"
+      "axiom conv_linear: forall x:[n,e,h,m] y:[n,e,h,m] z:[o,e,kh,kw] kh:ksize kw:ksize.\n"
+      "  conv2d(ewadd(x, y), z) = ewadd(conv2d(x, z), conv2d(y, z))\n");
+  CHECK(validate(right, 2).result == AxiomResult::passed);
+}
+
+TEST_CASE("relu does not distribute over ewadd", "[verify_axioms]") {
+  AxiomValidation v =
+      validate(one_axiom("# wrong\naxiom relu_ewadd: forall x:[a,b] y:[a,b]. relu(ewadd(x, y)) = "
+                         "ewadd(relu(x), relu(y))\n"),
+               3);
+  CHECK(v.result == AxiomResult::failed);
+  CHECK_THAT(v.note, Contains("a=1 b=1 x=1x1 y=1x1"));
+}
+
+TEST_CASE("concatenations across different axes do not reassociate", "[verify_axioms]") {
+  AxiomValidation v = validate(one_axiom("# wrong: the blocks y and z trade places\n"
+                                         "axiom concat_swap: forall x:[a,a] y:[a,a] z:[a,a] w:[a,a].\n"
+                                         "  concat[axis=0](concat[axis=1](x, y), concat[axis=1](z, w)) = "
+                                         "concat[axis=1](concat[axis=0](x, y), concat[axis=0](z, w))\n"),
+                               3);
+  CHECK(v.result == AxiomResult::failed);
+  CHECK_THAT(v.note, Contains("x=1x1 y=1x1 z=1x1 w=1x1: output 0 element 1 differs"));
+}
+
+TEST_CASE("a failure is reported at the shapes that break the axiom, not before", "[verify_axioms]") {
+  // Transposing one factor only is right for 1x1 matrices and wrong from 2x2 on.
+  Axiom ax = one_axiom(
+      "# wrong\naxiom transpose_one_factor: forall x:[a,a] y:[a,a]. transpose(ewmul(x, y)) = "
+      "ewmul(transpose(x), y)\n");
+  AxiomValidation whole = validate(ax, 3);
+  CHECK(whole.result == AxiomResult::failed);
+  CHECK(whole.failed_at == 1);
+  CHECK(whole.obligations == 2);
+  CHECK_THAT(whole.note, Contains("at a=2 x=2x2 y=2x2: output 0 element 1 differs"));
+
+  SECTION("ranks sharing the assignments find the same first failure") {
+    std::vector<AxiomValidation> parts;
+    for (int slice = 0; slice < 3; ++slice) parts.push_back(validate(ax, 3, slice, 3));
+    AxiomValidation merged = merge_slices(parts);
+    CHECK(merged.result == AxiomResult::failed);
+    CHECK(merged.failed_at == whole.failed_at);
+    CHECK(merged.note == whole.note);
+  }
+}
+
+TEST_CASE("slices of a passing axiom add up to the whole", "[verify_axioms]") {
+  const AxiomSet set = read_axiom_file(kTasoAxioms);
+  for (const Axiom& ax : set.axioms) {
+    if (ax.name != "conv_cpool") continue;
+    AxiomValidation whole = validate(ax, 2);
+    std::vector<AxiomValidation> parts;
+    for (int slice = 0; slice < 2; ++slice) parts.push_back(validate(ax, 2, slice, 2));
+    AxiomValidation merged = merge_slices(parts);
+    CHECK(merged.result == AxiomResult::passed);
+    CHECK(merged.obligations == whole.obligations);
+    CHECK(merged.skipped == whole.skipped);
+    CHECK(whole.obligations + whole.skipped == num_assignments(ax, 2));
+    CHECK(whole.skipped > 0);  // kernels larger than the input with valid padding
+  }
+}
+
+TEST_CASE("an axiom whose shapes never fit is not reported as passed", "[verify_axioms]") {
+  AxiomValidation v = validate(
+      one_axiom("# shapes never fit: concat on axis 0 after concat on axis 1 of equal squares\n"
+                "axiom never: forall x:[a,a] y:[a,a] z:[a,a]. concat[axis=0](concat[axis=1](x, y), z) = "
+                "concat[axis=1](x, concat[axis=0](y, z))\n"),
+      3);
+  CHECK(v.result == AxiomResult::unknown);
+  CHECK(v.obligations == 0);
+  CHECK_THAT(v.note, Contains("no assignment applies"));
+}
+
+TEST_CASE("the redundancy check flags an axiom stated twice", "[verify_axioms]") {
+  AxiomSet set = parse_axioms(
+      "# ewadd is commutative.\n"
+      "axiom ewadd_comm: forall x:[a,b] y:[a,b]. ewadd(x, y) = ewadd(y, x)\n\n"
+      "# relu and transpose commute.\n"
+      "axiom relu_transpose: forall x:[a,b]. relu(transpose(x)) = transpose(relu(x))\n\n"
+      "# ewadd is commutative, under another name.\n"
+      "axiom add_comm: forall p:[a,b] q:[a,b]. ewadd(q, p) = ewadd(p, q)\n",
+      "test.ax");
+  z3::context ctx;
+  RedundancyCheck first = check_redundancy(ctx, set, 0, 10000, 200000);
+  CHECK(first.result == Redundancy::redundant);
+  CHECK(first.from == std::vector<std::string>{"add_comm"});
+  CHECK(check_redundancy(ctx, set, 2, 10000, 200000).result == Redundancy::redundant);
+  RedundancyCheck relu = check_redundancy(ctx, set, 1, 10000, 200000);
+  CHECK(relu.result != Redundancy::redundant);
+}
+
+TEST_CASE("axiom files: errors name the file and line", "[verify_axioms]") {
+  auto error_of = [](const std::string& text) {
+    try {
+      parse_axioms(text, "f.ax");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string ok = "# fine\naxiom ok: forall x:[a,b]. relu(x) = relu(x)\n\n";
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[a,b]. frobnicate(x) = x\n"),
+             Contains("f.ax:5: unknown operator or unbound tensor 'frobnicate'"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[a,b]. relu(y) = x\n"),
+             Contains("f.ax:5: unknown operator or unbound tensor 'y'"));
+  CHECK_THAT(error_of(ok + "axiom a: forall x:[a,b]. relu(x) = x\n"),
+             Contains("f.ax:4: axiom a has no comment"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[a,b]. relu(x, x) = x\n"),
+             Contains("f.ax:5: relu takes 1 inputs, given 2"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[a,b] s:stride.\n  relu(x) =\n  frob(x)\n"),
+             Contains("f.ax:7: unknown operator or unbound tensor 'frob'"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[a,b] s:speed. relu(x) = x\n"),
+             Contains("f.ax:5: unknown variable kind 'speed'"));
+  CHECK_THAT(error_of(ok + "# again\naxiom ok: forall x:[a,b]. x = x\n"),
+             Contains("f.ax:5: axiom ok is defined twice"));
+}

@@ -1,0 +1,63 @@
+// Redundancy checks of axioms (see axiom_redundancy.h).
+#include "verify/axiom_redundancy.h"
+
+#include <chrono>
+
+#include "verify/tensor_theory.h"
+
+namespace superopt::verify {
+
+std::string_view redundancy_name(Redundancy r) {
+  switch (r) {
+    case Redundancy::redundant:
+      return "redundant";
+    case Redundancy::independent:
+      return "independent";
+    case Redundancy::undecided:
+      return "undecided";
+  }
+  return "?";
+}
+
+RedundancyCheck check_redundancy(z3::context& ctx, const AxiomSet& axioms, size_t index, unsigned timeout_ms,
+                                 unsigned rlimit) {
+  auto start = std::chrono::steady_clock::now();
+  TensorTheory theory(ctx);
+  z3::solver solver(ctx);
+  z3::params params(ctx);
+  params.set("timeout", timeout_ms);
+  // The wall-clock timeout is not honoured promptly once E-matching runs away
+  // (see prover.h); the resource limit stops it.
+  if (rlimit) params.set("rlimit", rlimit);
+  params.set("mbqi", false);
+  solver.set(params);
+  // Tracked by name, so that a redundant axiom names the axioms it follows from.
+  for (size_t i = 0; i < axioms.axioms.size(); ++i)
+    if (i != index) solver.add(theory.axiom(axioms.axioms[i]), axioms.axioms[i].name.c_str());
+  solver.add(!theory.axiom_instance(axioms.axioms[index], "!0"));
+  RedundancyCheck check;
+  check.name = axioms.axioms[index].name;
+  z3::check_result r = z3::unknown;
+  try {
+    r = solver.check();
+  } catch (const z3::exception& e) {
+    check.reason = e.msg();  // Z3's memory cap, set by the command
+  }
+  if (r == z3::unsat) {
+    check.result = Redundancy::redundant;
+    for (const z3::expr& name : solver.unsat_core()) check.from.push_back(name.to_string());
+  } else if (!check.reason.empty()) {
+    check.result = Redundancy::undecided;
+  } else {
+    check.reason = r == z3::sat ? "a model satisfies the others" : solver.reason_unknown();
+    const bool out_of_time = check.reason.find("timeout") != std::string::npos ||
+                             check.reason.find("canceled") != std::string::npos ||
+                             check.reason.find("resource") != std::string::npos ||
+                             check.reason.find("memory") != std::string::npos;
+    check.result = out_of_time ? Redundancy::undecided : Redundancy::independent;
+  }
+  check.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return check;
+}
+
+}  // namespace superopt::verify
