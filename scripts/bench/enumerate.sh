@@ -15,12 +15,9 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--max N] [--opset FILE]" >&2; exit 2 ;;
   esac
 done
-bash scripts/build.sh >/dev/null
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source scripts/bench/common.sh
 
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "machine: $machine"
 printf "%-4s %-5s %12s %12s %10s %10s %10s %8s %9s %10s\n" ops ranks graphs classes candidates renamed common seconds peak_MiB graphs/s
 for n in $(seq 2 "$max"); do
   for ranks in 1 2; do

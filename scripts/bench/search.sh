@@ -22,16 +22,14 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--rules FILE] [--allow-unverified] [--budget N] [--time-limit S] [--models \"A B\"]" >&2; exit 2 ;;
   esac
 done
-bash scripts/build.sh >/dev/null
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source scripts/bench/common.sh
 if [ -z "$rules" ]; then
   rules=$work/taso3.h5
   build/superopt enumerate --max-ops 3 --out "$rules" >/dev/null 2>&1
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 3 --oversubscribe build/superopt verify "$rules"
+  mpirun -n 3 --oversubscribe build/superopt verify "$rules"
 fi
 
-echo "machine: $(nproc) cores; rules: $rules; budget $budget; time limit $time_limit s; cost analytic:h100"
+echo "machine: $machine; rules: $rules; budget $budget; time limit $time_limit s; cost analytic:h100"
 printf "%-20s %-14s %10s %10s %8s %9s %9s %6s  %s\n" model search before_ms after_ms speedup seconds explored check how
 for model in $models; do
   for config in "greedy:1:0" "alpha1.05:1.05:0" "alpha1.05+split:1.05:30"; do

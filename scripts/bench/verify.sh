@@ -19,12 +19,9 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--max-ops N] [--max-dim N] [--axioms FILE]" >&2; exit 2 ;;
   esac
 done
-bash scripts/build.sh >/dev/null
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source scripts/bench/common.sh
 
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "machine: $machine"
 build/superopt enumerate --max-ops "$max_ops" --out "$work/base.h5" >/dev/null
 printf "%-8s %7s %9s %8s %8s %10s %8s %8s %9s\n" workers rules verified refuted unknown candidate median_ms p95_ms wall_s
 for workers in 1 2; do
