@@ -136,6 +136,17 @@ Rule relu_additive() {
   return b.rule();
 }
 
+// Wrong: transpose moves into one factor of ewmul only. The axioms once proved
+// it, through smul = ewmul stated without shapes.
+Rule transpose_one_ewmul_factor() {
+  RuleBuilder b;
+  auto [x, xb] = b.input("x", Shape{2, 2});
+  auto [y, yb] = b.input("y", Shape{2, 2});
+  b.source.add_output(op(b.source, OpType::transpose, {op(b.source, OpType::ewmul, {x, y})}));
+  b.target.add_output(op(b.target, OpType::ewmul, {op(b.target, OpType::transpose, {xb}), yb}));
+  return b.rule();
+}
+
 }  // namespace
 
 TEST_CASE("the rules of TASO's Figure 2 are verified", "[verify]") {
@@ -146,8 +157,8 @@ TEST_CASE("the rules of TASO's Figure 2 are verified", "[verify]") {
 
 TEST_CASE("wrong rules are refuted with a counterexample", "[verify]") {
   RuleVerifier verifier(taso_axioms(), VerifyLimits{});
-  for (const Rule& r :
-       {concat_across_axes(), transpose_matmul_unswapped(), split_at_first_concat(), relu_additive()}) {
+  for (const Rule& r : {concat_across_axes(), transpose_matmul_unswapped(), split_at_first_concat(),
+                        relu_additive(), transpose_one_ewmul_factor()}) {
     RuleVerdict v = verifier.verify(r);
     CHECK(v.status == RuleStatus::refuted);
     CHECK(v.note.find("differs at") != std::string::npos);
@@ -158,8 +169,8 @@ TEST_CASE("the axioms alone do not prove wrong rules", "[verify]") {
   z3::context ctx;
   RuleProver prover(ctx, taso_axioms(), 10000, 20000);
   int i = 0;
-  for (const Rule& r :
-       {concat_across_axes(), transpose_matmul_unswapped(), split_at_first_concat(), relu_additive()}) {
+  for (const Rule& r : {concat_across_axes(), transpose_matmul_unswapped(), split_at_first_concat(),
+                        relu_additive(), transpose_one_ewmul_factor()}) {
     INFO("wrong rule " << i++);
     CHECK(prover.prove(r).outcome != ProofOutcome::proved);
   }

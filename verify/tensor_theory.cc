@@ -1,15 +1,14 @@
 // The first-order encoding of axioms and rule graphs (see tensor_theory.h).
 #include "verify/tensor_theory.h"
 
+#include <algorithm>
+
 #include "runtime/error.h"
 #include "verify/param_ints.h"
 
 namespace superopt::verify {
 
-z3::func_decl TensorTheory::function(OpType op, int port, int num_ints, int num_args) {
-  std::string name = function_name(op, port, num_ints);
-  // concat with more than two inputs is its own function: no axiom speaks of it.
-  if (op == OpType::concat && num_args != 2) name += "#" + std::to_string(num_args);
+z3::func_decl TensorTheory::function(const std::string& name, int num_ints, int num_args) {
   auto it = functions_.find(name);
   if (it != functions_.end()) return it->second;
   z3::sort_vector domain(ctx_);
@@ -20,8 +19,38 @@ z3::func_decl TensorTheory::function(OpType op, int port, int num_ints, int num_
   return f;
 }
 
-z3::expr TensorTheory::apply(OpType op, int port, const z3::expr_vector& ints, const z3::expr_vector& args) {
-  z3::func_decl f = function(op, port, static_cast<int>(ints.size()), static_cast<int>(args.size()));
+namespace {
+
+bool has_one_element_symbol(OpType op) {
+  return op == OpType::ewmul || op == OpType::smul;
+}
+
+// Whether an operator's output is a one-element tensor when its inputs' are as given.
+bool one_element_output(OpType op, const std::vector<bool>& inputs) {
+  switch (op) {
+    case OpType::smul:
+    case OpType::relu:
+    case OpType::sigmoid:
+    case OpType::tanh:
+      return !inputs.empty() && inputs[0];
+    case OpType::ewadd:
+    case OpType::ewmul:
+      return inputs.size() == 2 && inputs[0] && inputs[1];
+    default:
+      return false;  // not needed: the encoding only asks about ewmul and smul inputs
+  }
+}
+
+}  // namespace
+
+z3::expr TensorTheory::apply(OpType op, int port, const z3::expr_vector& ints, const z3::expr_vector& args,
+                             bool one_element_inputs) {
+  const int num_ints = static_cast<int>(ints.size()), num_args = static_cast<int>(args.size());
+  std::string name = function_name(op, port, num_ints);
+  // concat with more than two inputs is its own function: no axiom speaks of it.
+  if (op == OpType::concat && num_args != 2) name += "#" + std::to_string(num_args);
+  if (has_one_element_symbol(op) && one_element_inputs) name += ".1";
+  z3::func_decl f = function(name, num_ints, num_args);
   z3::expr_vector all(ctx_);
   for (const z3::expr& e : ints) all.push_back(e);
   for (const z3::expr& e : args) all.push_back(e);
@@ -29,13 +58,21 @@ z3::expr TensorTheory::apply(OpType op, int port, const z3::expr_vector& ints, c
   return f(all);
 }
 
-z3::expr TensorTheory::term(const Term& t, const std::map<std::string, z3::expr>& bound) {
-  if (t.is_var()) return bound.at(t.var);
+std::pair<z3::expr, bool> TensorTheory::term(const Term& t, const std::map<std::string, z3::expr>& bound,
+                                             const std::map<std::string, bool>& one_element_vars) {
+  if (t.is_var()) return {bound.at(t.var), one_element_vars.at(t.var)};
   z3::expr_vector ints(ctx_), args(ctx_);
   for (const IntAtom& a : t.params)
     ints.push_back(a.is_var() ? bound.at(a.var) : ctx_.int_val(static_cast<int64_t>(a.value)));
-  for (const Term& arg : t.args) args.push_back(term(arg, bound));
-  return apply(t.op, t.port, ints, args);
+  std::vector<bool> one_element;
+  for (const Term& arg : t.args) {
+    auto [e, one] = term(arg, bound, one_element_vars);
+    args.push_back(e);
+    one_element.push_back(one);
+  }
+  bool all_one = std::all_of(one_element.begin(), one_element.end(), [](bool b) { return b; });
+  return {apply(t.op, t.port, ints, args, !one_element.empty() && all_one),
+          one_element_output(t.op, one_element)};
 }
 
 namespace {
@@ -54,6 +91,15 @@ std::vector<std::string> int_var_names(const Axiom& ax) {
   return names;
 }
 
+// Tensors whose template has only literal sizes 1 (or no dimensions at all).
+std::map<std::string, bool> one_element_vars(const Axiom& ax) {
+  std::map<std::string, bool> one;
+  for (const TensorVar& tv : ax.tensors)
+    one[tv.name] = std::all_of(tv.shape.begin(), tv.shape.end(),
+                               [](const IntAtom& a) { return !a.is_var() && a.value == 1; });
+  return one;
+}
+
 }  // namespace
 
 z3::expr TensorTheory::axiom(const Axiom& ax) {
@@ -69,7 +115,8 @@ z3::expr TensorTheory::axiom(const Axiom& ax) {
     bound.emplace(tv.name, v);
     vars.push_back(v);
   }
-  return z3::forall(vars, term(ax.lhs, bound) == term(ax.rhs, bound));
+  const auto one = one_element_vars(ax);
+  return z3::forall(vars, term(ax.lhs, bound, one).first == term(ax.rhs, bound, one).first);
 }
 
 z3::expr TensorTheory::axiom_instance(const Axiom& ax, const std::string& suffix) {
@@ -78,7 +125,8 @@ z3::expr TensorTheory::axiom_instance(const Axiom& ax, const std::string& suffix
     bound.emplace(name, ctx_.int_const((name + suffix).c_str()));
   for (const TensorVar& tv : ax.tensors)
     bound.emplace(tv.name, ctx_.constant((tv.name + suffix).c_str(), tensor_));
-  return term(ax.lhs, bound) == term(ax.rhs, bound);
+  const auto one = one_element_vars(ax);
+  return term(ax.lhs, bound, one).first == term(ax.rhs, bound, one).first;
 }
 
 std::vector<z3::expr> TensorTheory::graph_outputs(const Graph& g) {
@@ -94,8 +142,13 @@ std::vector<z3::expr> TensorTheory::graph_outputs(const Graph& g) {
     z3::expr_vector ints(ctx_), args(ctx_);
     int64_t groups = has_groups(n.op) ? conv_groups(g.shape(n.inputs()[0]), g.shape(n.inputs()[1])) : 1;
     for (int64_t v : node_ints(n.op, n.params, groups)) ints.push_back(ctx_.int_val(v));
-    for (const TensorRef& in : n.inputs()) args.push_back(values[in.node][in.port]);
-    for (int port = 0; port < n.num_outputs(); ++port) values[id].push_back(apply(n.op, port, ints, args));
+    bool one_element_inputs = n.num_inputs > 0;
+    for (const TensorRef& in : n.inputs()) {
+      args.push_back(values[in.node][in.port]);
+      one_element_inputs = one_element_inputs && g.shape(in).num_elements() == 1;
+    }
+    for (int port = 0; port < n.num_outputs(); ++port)
+      values[id].push_back(apply(n.op, port, ints, args, one_element_inputs));
   }
   std::vector<z3::expr> outputs;
   for (const TensorRef& t : g.outputs()) outputs.push_back(values[t.node][t.port]);

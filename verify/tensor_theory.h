@@ -31,9 +31,13 @@ class TensorTheory {
   std::vector<z3::expr> graph_outputs(const Graph& g);
 
  private:
-  z3::func_decl function(OpType op, int port, int num_ints, int num_args);
-  z3::expr apply(OpType op, int port, const z3::expr_vector& ints, const z3::expr_vector& args);
-  z3::expr term(const Term& t, const std::map<std::string, z3::expr>& bound);
+  z3::func_decl function(const std::string& name, int num_ints, int num_args);
+  z3::expr apply(OpType op, int port, const z3::expr_vector& ints, const z3::expr_vector& args,
+                 bool one_element_inputs);
+  // The term, and whether its value is a one-element tensor as far as the
+  // axiom's shape templates say (literal sizes 1, or rank 0).
+  std::pair<z3::expr, bool> term(const Term& t, const std::map<std::string, z3::expr>& bound,
+                                 const std::map<std::string, bool>& one_element_vars);
 
   z3::context& ctx_;
   z3::sort tensor_;
