@@ -5,8 +5,10 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 
 namespace superopt::verify {
 namespace {
@@ -36,8 +38,14 @@ void serve(int workers, const std::vector<int>& todo,
            const std::function<void(int, const RuleVerdict&)>& record) {
   size_t next = 0;
   for (int active = workers; active > 0;) {
+    // Polling with short sleeps: a blocking probe spins a core in Open MPI,
+    // which on a node with one core per rank takes it from a worker.
     MPI_Status st;
-    MPI_Probe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &st);
+    for (int arrived = 0;;) {
+      MPI_Iprobe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &arrived, &st);
+      if (arrived) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
     int size = 0;
     MPI_Get_count(&st, MPI_CHAR, &size);
     std::string bytes(static_cast<size_t>(size), '\0');
