@@ -190,4 +190,29 @@ std::string tensor_label(const Graph& g, TensorRef t) {
   return s;
 }
 
+Graph with_shapes(const Graph& g, const std::function<Shape(const Node&)>& new_shape) {
+  auto order = g.topological_order();
+  if (!order) throw Error("graph has a cycle");
+  Graph out;
+  std::vector<NodeId> renumber(g.num_nodes(), -1);
+  for (NodeId id : *order) {
+    const Node& n = g.node(id);
+    const std::string name = n.name.str();
+    if (n.op == OpType::input) {
+      renumber[id] = out.add_input(name, new_shape(n));
+    } else if (n.op == OpType::weight) {
+      const std::vector<float>* data = g.weight_data(id);
+      renumber[id] = out.add_weight(name, new_shape(n), data ? *data : std::vector<float>{});
+    } else {
+      OpParams p = n.params;
+      if (op_info(n.op).takes(Param::shape)) p.shape = new_shape(n);
+      std::vector<TensorRef> inputs;
+      for (const TensorRef& t : n.inputs()) inputs.push_back({renumber[t.node], t.port});
+      renumber[id] = out.add(n.op, inputs, p, name);
+    }
+  }
+  for (const TensorRef& t : g.outputs()) out.add_output({renumber[t.node], t.port});
+  return out;
+}
+
 }  // namespace superopt

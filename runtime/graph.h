@@ -103,6 +103,12 @@ struct DependencyOrder {
 };
 DependencyOrder dependency_order(int n, const std::function<std::span<const TensorRef>(int)>& inputs_of);
 
+// g rebuilt node by node with new shape parameters: new_shape(node) gives the
+// shape of every node that takes one (inputs, weights, constants, reshape,
+// opaque); every other shape is inferred again. Names, parameters, weight data
+// and outputs are kept. Throws Error on a cycle or when a node no longer fits.
+Graph with_shapes(const Graph& g, const std::function<Shape(const Node&)>& new_shape);
+
 // A readable label for a tensor: the node's name (or "#id"), then ":port" if not 0.
 std::string tensor_label(const Graph& g, TensorRef t);
 

@@ -24,28 +24,12 @@ int64_t graph_flops(const Graph& g) {
 }
 
 Graph with_input_shapes(const Graph& g, const std::vector<std::pair<std::string, Shape>>& shapes) {
-  auto order = g.topological_order();
-  if (!order) throw Error("graph has a cycle");
-  Graph out;
-  std::vector<NodeId> renumber(g.num_nodes(), -1);
-  for (NodeId id : *order) {
-    const Node& n = g.node(id);
-    if (n.op == OpType::input) {
-      Shape shape = n.params.shape;
+  return with_shapes(g, [&](const Node& n) {
+    if (n.op == OpType::input)
       for (const auto& [name, s] : shapes)
-        if (name == n.name.str()) shape = s;
-      renumber[id] = out.add_input(n.name.str(), shape);
-    } else if (n.op == OpType::weight) {
-      const std::vector<float>* data = g.weight_data(id);
-      renumber[id] = out.add_weight(n.name.str(), n.params.shape, data ? *data : std::vector<float>{});
-    } else {
-      std::vector<TensorRef> in;
-      for (TensorRef t : n.inputs()) in.push_back({renumber[t.node], t.port});
-      renumber[id] = out.add(n.op, in, n.params, n.name.str());
-    }
-  }
-  for (TensorRef t : g.outputs()) out.add_output({renumber[t.node], t.port});
-  return out;
+        if (name == n.name.str()) return s;
+    return n.params.shape;
+  });
 }
 
 namespace {

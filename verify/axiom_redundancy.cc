@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "verify/prover.h"
 #include "verify/tensor_theory.h"
 
 namespace superopt::verify {
@@ -24,13 +25,7 @@ RedundancyCheck check_redundancy(z3::context& ctx, const AxiomSet& axioms, size_
   auto start = std::chrono::steady_clock::now();
   TensorTheory theory(ctx);
   z3::solver solver(ctx);
-  z3::params params(ctx);
-  params.set("timeout", timeout_ms);
-  // The wall-clock timeout is not honoured promptly once E-matching runs away
-  // (see prover.h); the resource limit stops it.
-  if (rlimit) params.set("rlimit", rlimit);
-  params.set("mbqi", false);
-  solver.set(params);
+  solver.set(entailment_params(ctx, timeout_ms, rlimit));
   // Tracked by name, so that a redundant axiom names the axioms it follows from.
   for (size_t i = 0; i < axioms.axioms.size(); ++i)
     if (i != index) solver.add(theory.axiom(axioms.axioms[i]), axioms.axioms[i].name.c_str());
@@ -50,11 +45,7 @@ RedundancyCheck check_redundancy(z3::context& ctx, const AxiomSet& axioms, size_
     check.result = Redundancy::undecided;
   } else {
     check.reason = r == z3::sat ? "a model satisfies the others" : solver.reason_unknown();
-    const bool out_of_time = check.reason.find("timeout") != std::string::npos ||
-                             check.reason.find("canceled") != std::string::npos ||
-                             check.reason.find("resource") != std::string::npos ||
-                             check.reason.find("memory") != std::string::npos;
-    check.result = out_of_time ? Redundancy::undecided : Redundancy::independent;
+    check.result = ran_out_of_limits(check.reason) ? Redundancy::undecided : Redundancy::independent;
   }
   check.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return check;

@@ -7,13 +7,24 @@
 
 namespace superopt::verify {
 
-RuleProver::RuleProver(z3::context& ctx, const AxiomSet& axioms, unsigned timeout_ms, unsigned rlimit)
-    : theory_(ctx), axioms_(ctx), params_(ctx) {
-  params_.set("timeout", timeout_ms);
-  if (rlimit) params_.set("rlimit", rlimit);
+z3::params entailment_params(z3::context& ctx, unsigned timeout_ms, unsigned rlimit) {
+  z3::params p(ctx);
+  p.set("timeout", timeout_ms);
+  if (rlimit) p.set("rlimit", rlimit);
   // E-matching only: model-based instantiation cannot prove more here, and it
   // turns quick "not entailed" answers into long searches.
-  params_.set("mbqi", false);
+  p.set("mbqi", false);
+  return p;
+}
+
+bool ran_out_of_limits(const std::string& reason_unknown) {
+  for (const char* limit : {"timeout", "canceled", "resource", "memory"})
+    if (reason_unknown.find(limit) != std::string::npos) return true;
+  return false;
+}
+
+RuleProver::RuleProver(z3::context& ctx, const AxiomSet& axioms, unsigned timeout_ms, unsigned rlimit)
+    : theory_(ctx), axioms_(ctx), params_(entailment_params(ctx, timeout_ms, rlimit)) {
   for (const Axiom& ax : axioms.axioms) axioms_.push_back(theory_.axiom(ax));
 }
 
@@ -34,10 +45,7 @@ Proof RuleProver::prove(const Rule& rule) {
   z3::check_result r = solver.check();
   // Without model-based instantiation Z3 answers "unknown (incomplete
   // quantifiers)" when its instances run out: not entailed, as far as it can tell.
-  const std::string reason = r == z3::unknown ? solver.reason_unknown() : "";
-  bool out_of_time = reason.find("timeout") != std::string::npos ||
-                     reason.find("canceled") != std::string::npos ||
-                     reason.find("resource") != std::string::npos;
+  const bool out_of_time = r == z3::unknown && ran_out_of_limits(solver.reason_unknown());
   Proof proof;
   proof.outcome = r == z3::unsat ? ProofOutcome::proved
                   : out_of_time  ? ProofOutcome::timeout

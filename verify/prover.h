@@ -12,6 +12,15 @@
 
 namespace superopt::verify {
 
+// Solver settings of every entailment check (rule proofs, axiom redundancy): a
+// wall-clock timeout, Z3's deterministic resource limit (0: none), which stops
+// runaway E-matching that the timeout does not, and E-matching only.
+z3::params entailment_params(z3::context& ctx, unsigned timeout_ms, unsigned rlimit);
+
+// Whether Z3's reason for "unknown" is a limit running out (time, resources,
+// memory), rather than its quantifier instances running out.
+bool ran_out_of_limits(const std::string& reason_unknown);
+
 enum class ProofOutcome : uint8_t { proved, not_entailed, timeout };
 
 struct Proof {

@@ -71,27 +71,7 @@ int multiplications(const Graph& g) {
 }  // namespace
 
 Graph with_dimensions_mapped(const Graph& g, const std::map<int64_t, int64_t>& sizes) {
-  auto order = g.topological_order();
-  if (!order) throw Error("graph has a cycle");
-  Graph out;
-  std::vector<NodeId> new_id(g.num_nodes(), -1);
-  for (NodeId id : *order) {
-    const Node& n = g.node(id);
-    std::string name = n.name.str();
-    if (n.op == OpType::input) {
-      new_id[id] = out.add_input(name, mapped(n.output(0).shape, sizes));
-    } else if (n.op == OpType::weight) {
-      new_id[id] = out.add_weight(name, mapped(n.output(0).shape, sizes));
-    } else {
-      OpParams p = n.params;
-      if (op_info(n.op).takes(Param::shape)) p.shape = mapped(p.shape, sizes);
-      std::vector<TensorRef> inputs;
-      for (const TensorRef& t : n.inputs()) inputs.push_back({new_id[t.node], t.port});
-      new_id[id] = out.add(n.op, inputs, p, name);
-    }
-  }
-  for (const TensorRef& t : g.outputs()) out.add_output({new_id[t.node], t.port});
-  return out;
+  return with_shapes(g, [&](const Node& n) { return mapped(n.params.shape, sizes); });
 }
 
 RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms) {
