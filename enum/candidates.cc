@@ -118,4 +118,17 @@ void CandidatePairing::pair(uint64_t fingerprint, const std::vector<GraphCode>& 
   }
 }
 
+bool CandidatePairing::same_tensor(const GraphCode& a, int ta, const GraphCode& b, int tb) const {
+  ModArith mod;
+  SourceValues<ModArith> exact_inputs = [&](const Graph& g, NodeId n) {
+    return source_value(opset_, exact_inputs_, g, n);
+  };
+  auto value = [&](const GraphCode& code, int tensor) {
+    std::vector<int> outputs{tensor};
+    return evaluate(code_to_graph(code, opset_, &outputs), mod, exact_inputs).front();
+  };
+  Tensor<uint64_t> x = value(a, ta), y = value(b, tb);
+  return x.shape == y.shape && x.data == y.data;
+}
+
 }  // namespace superopt

@@ -39,6 +39,10 @@ class CandidatePairing {
 
   const PairingCounts& counts() const { return counts_; }
 
+  // Whether tensor `ta` of `a` and tensor `tb` of `b` (ids as in GraphCode)
+  // have the same shape and the same values in the second evaluation.
+  bool same_tensor(const GraphCode& a, int ta, const GraphCode& b, int tb) const;
+
  private:
   const Opset& opset_;
   // The second evaluation's inputs, exact and real, by source index: made

@@ -283,7 +283,10 @@ OwnedRules pair_owned_classes(const std::string& store, const Opset& opset, uint
     for (const CandidateRule& r : found) {
       uint64_t key = renaming_key(r, opset);
       append_u64(owned.keys, key);
-      if (!has_common_subgraph(r, opset)) append_rule(owned.survivors, key, r);
+      TensorEquality equal = [&](int source_tensor, int target_tensor) {
+        return pairing.same_tensor(r.source, source_tensor, r.target, target_tensor);
+      };
+      if (!has_common_subgraph(r, opset, equal)) append_rule(owned.survivors, key, r);
     }
     i = j;
   }

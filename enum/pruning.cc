@@ -92,7 +92,7 @@ bool same_op_on_inputs(const CandidateRule& r, const Opset& opset) {
   return false;
 }
 
-bool common_top(const CandidateRule& r, const Opset& opset) {
+bool common_top(const CandidateRule& r, const Opset& opset, const TensorEquality& equal) {
   int s = num_sources(opset);
   std::vector<int> identity(s);
   for (int t = 0; t < s; ++t) identity[t] = t;
@@ -103,9 +103,11 @@ bool common_top(const CandidateRule& r, const Opset& opset) {
     if (a < s || b < s || (a - s) % 2 != (b - s) % 2) return false;
     const CodeOp &x = r.source.ops[(a - s) / 2], &y = r.target.ops[(b - s) / 2];
     if (x.variant != y.variant) return false;
-    int differing = 0;
-    for (int i = 0; i < x.num_inputs; ++i) differing += hs[x.inputs[i]] != ht[y.inputs[i]];
+    int differing = 0, position = 0;
+    for (int i = 0; i < x.num_inputs; ++i)
+      if (hs[x.inputs[i]] != ht[y.inputs[i]]) ++differing, position = i;
     if (differing > 1) return false;
+    if (differing == 1 && !equal(x.inputs[position], y.inputs[position])) return false;
   }
   return true;
 }
@@ -120,8 +122,8 @@ uint64_t renaming_key(const CandidateRule& r, const Opset& opset) {
   return best;
 }
 
-bool has_common_subgraph(const CandidateRule& r, const Opset& opset) {
-  return same_op_on_inputs(r, opset) || common_top(r, opset);
+bool has_common_subgraph(const CandidateRule& r, const Opset& opset, const TensorEquality& equal) {
+  return same_op_on_inputs(r, opset) || common_top(r, opset, equal);
 }
 
 }  // namespace superopt

@@ -34,10 +34,10 @@ std::string temp_path(const std::string& name) {
   return (dir / name).string();
 }
 
-RuleDatabase generate(int max_ops, const std::string& name) {
+RuleDatabase generate(int max_ops, const std::string& name, const std::string& opset = kSmall) {
   ensure_mpi();
   EnumerateOptions o;
-  o.opset_path = kSmall;
+  o.opset_path = opset;
   o.max_ops = max_ops;
   o.out_path = temp_path(name);
   o.force = true;
@@ -85,6 +85,20 @@ bool fused_by_concat_split(const Graph& g) {
   return mm->op == OpType::matmul && producer(g, mm->inputs()[1])->op == OpType::concat;
 }
 
+// conv2d(x, k) with k a source, and conv2d(x, enlarge(k)) with the same activation.
+bool plain_conv(const Graph& g) {
+  if (g.outputs().size() != 1) return false;
+  const Node* conv = producer(g, g.outputs()[0]);
+  return conv->op == OpType::conv2d && conv->params.activation == Activation::none &&
+         is_source(g, conv->inputs()[1]);
+}
+bool conv_of_enlarged(const Graph& g) {
+  if (g.outputs().size() != 1) return false;
+  const Node* conv = producer(g, g.outputs()[0]);
+  return conv->op == OpType::conv2d && conv->params.activation == Activation::none &&
+         producer(g, conv->inputs()[1])->op == OpType::enlarge;
+}
+
 bool has_rule(const RuleDatabase& db, bool (*a)(const Graph&), bool (*b)(const Graph&)) {
   for (const Rule& r : db.rules)
     if ((a(r.source) && b(r.target)) || (b(r.source) && a(r.target))) return true;
@@ -130,6 +144,13 @@ TEST_CASE("the rules of TASO's Figure 2 are generated", "[enumerate]") {
   REQUIRE(db.info.stage_counts[1].second >= db.info.stage_counts[2].second);
   CHECK(has_rule(db, left_nested_matmul, right_nested_matmul));      // (a) associativity
   CHECK(has_rule(db, shared_input_matmuls, fused_by_concat_split));  // (b) fusing through concat and split
+}
+
+// The common-subgraph pruning must not drop it as "implied by enlarge(k) = k",
+// which is no rule (the shapes differ): MetaFlow's enlarge-then-merge needs it.
+TEST_CASE("enlarging a kernel is a rule of its own", "[enumerate]") {
+  RuleDatabase db = generate(2, "enlarge.h5", SUPEROPT_SOURCE_DIR "/data/opsets/taso.json");
+  CHECK(has_rule(db, plain_conv, conv_of_enlarged));
 }
 
 TEST_CASE("every candidate passes an independent floating-point re-check", "[enumerate]") {
