@@ -94,10 +94,13 @@ wait_until_idle() {  # the node takes jobs within a few seconds of slurmd starti
 
 start() {
   command -v slurmctld >/dev/null || die "slurmctld is not installed (apt-get install slurm-wlm)"
-  local dir=${SUPEROPT_SLURM_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/superopt-slurm.XXXXXX")}
+  local dir
+  if dir=$(cluster_dir) && alive "$dir/slurmctld.pid"; then
+    die "a cluster already runs in $dir (stop it first)"
+  fi
+  dir=${SUPEROPT_SLURM_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/superopt-slurm.XXXXXX")}
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
-  alive "$dir/slurmctld.pid" && die "a cluster already runs in $dir (stop it first)"
   local node cpus
   node=$(hostname -s)
   cpus=${SUPEROPT_SLURM_CPUS:-$(($(nproc) > 8 ? $(nproc) : 8))}
