@@ -34,8 +34,13 @@ cluster_dir() {
   fi
 }
 
-free_port() {  # a TCP port nobody listens on now; the kernel picks it
-  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+free_ports() {  # two distinct TCP ports nobody listens on now; the kernel picks them
+  local python=/usr/bin/python3
+  [ -x "$python" ] || python=python3
+  "$python" -c 'import socket
+held = [socket.socket() for _ in range(2)]
+for s in held: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in held])'
 }
 
 alive() {  # alive PIDFILE: the daemon that wrote it still runs
@@ -43,15 +48,16 @@ alive() {  # alive PIDFILE: the daemon that wrote it still runs
 }
 
 write_conf() {  # write_conf DIR NODE CPUS
-  local dir=$1 node=$2 cpus=$3
+  local dir=$1 node=$2 cpus=$3 ctld_port slurmd_port
+  read -r ctld_port slurmd_port <<<"$(free_ports)"
   rm -rf "$dir/state" "$dir/spool"  # a fresh cluster: no jobs or node states from an earlier one
   mkdir -p "$dir/state" "$dir/spool" "$dir/log"
   cat >"$dir/slurm.conf" <<EOF
 # Written by scripts/local-slurm.sh: a one-node test cluster.
 ClusterName=superopt-local
 SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 SlurmUser=$(id -un)
 AuthType=auth/none
 CredType=cred/none
