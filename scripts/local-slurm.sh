@@ -15,7 +15,9 @@
 # `sbatch --test-only` (do not really run them here). A system-wide Slurm is
 # left alone: clients use this cluster only while SLURM_CONF points at it.
 # A requeued job waits 2 minutes before it may start again (Slurm's step
-# credential lifetime); `scontrol update JobId=J StartTime=now` skips the wait.
+# credential lifetime); `scontrol update JobId=J StartTime=now` skips the wait,
+# but not within a second or so of the cancel (the new credential would be
+# taken for the revoked one).
 # slurmd runs jobs as their submitter, so start it as root (as in CI).
 set -euo pipefail
 
