@@ -341,12 +341,16 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
 
   EnumerateSummary s;
   OwnedRules owned;
+  uint64_t replayed_graphs = 0;  // made by an earlier attempt: one record each
   {
     ProgressLine progress(static_cast<int64_t>(todo.size()), start);
     ShardExchange exchange(todo, progress);
     if (log)  // records of units finished before a restart go to their owners again
       log->replay([&](std::string_view records) {
-        for_each_record(records, [&](const GraphRecord& r) { exchange.send(r.fingerprint, r.code); });
+        for_each_record(records, [&](const GraphRecord& r) {
+          exchange.send(r.fingerprint, r.code);
+          ++replayed_graphs;
+        });
       });
     generate(generator, units, depth, exchange, log.get(), rank == 0 ? exit_after_units() : -1);
     s.record_bytes = sum_over_ranks(exchange.records().size());
@@ -357,7 +361,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   all.survivors = gather_to_root(owned.survivors, rank, ranks);
 
   s.ranks = ranks;
-  s.graphs = sum_over_ranks(generator.counts().graphs);
+  s.graphs = sum_over_ranks(generator.counts().graphs + replayed_graphs);
   s.classes = sum_over_ranks(owned.classes);
   s.failed_second_test = static_cast<int64_t>(sum_over_ranks(owned.counts.split_by_second_eval));
   s.failed_float_test = static_cast<int64_t>(sum_over_ranks(owned.counts.failed_float_test));

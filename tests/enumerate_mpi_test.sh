@@ -11,7 +11,10 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work"
 run() {  # run RANKS OUT [ARGS...]
   ranks=$1 out=$2
   shift 2
-  "$mpiexec" -n "$ranks" --oversubscribe "$superopt" enumerate --max-ops 3 --opset "$opset" --out "$out" "$@" >/dev/null
+  "$mpiexec" -n "$ranks" --oversubscribe "$superopt" enumerate --max-ops 3 --opset "$opset" --out "$out" --json "$@" >"$out.json"
+}
+graphs() {  # the graph count a run reported
+  sed 's/.*"graphs":\([0-9]*\).*/\1/' "$1.json"
 }
 same() {  # the rules and the stage counts; attributes hold the command line
   h5diff "$1" "$2" /rules /rules && h5diff "$1" "$2" /stages /stages || {
@@ -37,5 +40,10 @@ for ranks in 1 2; do
   [ -s ckpt$ranks/rank-0.log ] || { echo "FAIL: no checkpoint written"; exit 1; }
   run $ranks killed$ranks.h5 --checkpoint ckpt$ranks
   same one.h5 killed$ranks.h5
+  # The graphs of units finished before the kill count too.
+  [ "$(graphs killed$ranks.h5)" = "$(graphs one.h5)" ] || {
+    echo "FAIL: the resumed run reports $(graphs killed$ranks.h5) graphs, the whole run $(graphs one.h5)"
+    exit 1
+  }
 done
 echo "killed runs resume to the same database"
