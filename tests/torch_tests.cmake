@@ -27,3 +27,35 @@ add_test(NAME torch_detects_a_different_graph
                  "s/\"swapped\"], \"params\": {\"axis\": 1}/\"swapped\"], \"params\": {\"axis\": 2}/")
 set_tests_properties(torch_detects_a_different_graph PROPERTIES LABELS torch TIMEOUT 120
                      FAIL_REGULAR_EXPRESSION "expect_exit: FAIL" PASS_REGULAR_EXPRESSION "probs|all_ops: .* FAIL")
+
+# --dump errors are one line, exit 2.
+superopt_cli_test(graph_run_dump_unwritable 2 "^superopt: cannot write /nonexistent/d.h5" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${torch_all_ops} --dump /nonexistent/d.h5)
+
+# gpu.sh's plumbing on the CPU: optimize, cost, PyTorch timing, the table and its CSV; then the
+# end-to-end chart drawn from that CSV. Our runtime's columns need a GPU and stay empty here.
+set(torch_gpu_cpu ${torch_dir}/gpu_cpu)
+add_test(NAME torch_gpu_sh_cpu
+         COMMAND env SUPEROPT=$<TARGET_FILE:superopt> PYTHON=${torch_python}
+                 bash ${PROJECT_SOURCE_DIR}/scripts/bench/gpu.sh --cpu --models nasrnn --rules ${search_taso3}
+                 --allow-unverified --repeat 2 --time-limit 5 --out ${torch_gpu_cpu})
+set_tests_properties(torch_gpu_sh_cpu PROPERTIES LABELS torch TIMEOUT 300 FIXTURES_REQUIRED search_rules
+                     FIXTURES_SETUP torch_gpu_csv
+                     PASS_REGULAR_EXPRESSION "\nnasrnn +- +- +- +- +- +[0-9.]+ +[0-9.]+ +[0-9.]+ ")
+add_test(NAME torch_end_to_end_plot_only
+         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/reproduce/end-to-end.sh --plot-only ${torch_gpu_cpu}/gpu.csv
+                 --out ${torch_gpu_cpu})
+set_tests_properties(torch_end_to_end_plot_only PROPERTIES LABELS torch TIMEOUT 120 FIXTURES_REQUIRED torch_gpu_csv
+                     PASS_REGULAR_EXPRESSION "nasrnn +[0-9.]+ +n/a.*wrote .*end-to-end.png")
+
+# Without a GPU both benchmarks say so and exit 2 (skipped where nvidia-smi finds one).
+foreach(script bench/gpu.sh reproduce/end-to-end.sh)
+  get_filename_component(name ${script} NAME_WE)
+  string(REPLACE "-" "_" name ${name})
+  add_test(NAME torch_${name}_needs_gpu
+           COMMAND sh -c "if nvidia-smi -L >/dev/null 2>&1; then exit 77; fi; exec \"$@\"" sh
+                   ${superopt_expect} 2 "needs a CUDA GPU" -- env SUPEROPT=$<TARGET_FILE:superopt>
+                   bash ${PROJECT_SOURCE_DIR}/scripts/${script} --out ${torch_dir}/needs_gpu)
+  set_tests_properties(torch_${name}_needs_gpu PROPERTIES LABELS torch SKIP_RETURN_CODE 77 TIMEOUT 60
+                       FAIL_REGULAR_EXPRESSION "expect_exit: FAIL")
+endforeach()

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, with the bundle scripts/bench/gpu-bundle.sh
+# made here carried as .device-bundle/: unpacks it, runs the GPU test binaries, then
+# scripts/bench/gpu.sh (and the end-to-end chart's CSV), and leaves at most 8 files in $OUT.
+#   bash .device-bundle/run-gpu.sh [--skip-tests] [--skip-bench] [gpu.sh options, e.g. --models "bert nasrnn"]
+# $OUT gets: summary.txt (machine, tests, the table), gpu.csv, DEVICE.h5 (measured costs: commit as
+# data/costs/DEVICE.h5), results.tar.gz (every command's output), end-to-end.png when matplotlib is there.
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(pwd)
+out=${OUT:-$repo/gpu-out}
+mkdir -p "$out"
+skip_tests=0
+skip_bench=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --skip-tests) skip_tests=1; shift ;;
+    --skip-bench) skip_bench=1; shift ;;
+    *) break ;;
+  esac
+done
+
+work=$(mktemp -d)
+tar -xzf "$here/bundle.tar.gz" -C "$work" || { echo "run-gpu.sh: cannot unpack $here/bundle.tar.gz" >&2; exit 2; }
+# shellcheck disable=SC1091
+source "$work/bundle/env.sh"
+export SUPEROPT=$work/bundle/bin/superopt
+export SUPEROPT_DATA_DIR=$repo/data  # the binary's built-in data path is this machine's checkout
+# The Python with PyTorch (the GPU machines' python3; Debian's /usr/bin/python3 here).
+for py in ${PYTHON:-} python3 /usr/bin/python3; do
+  command -v "$py" >/dev/null && "$py" -c "import torch" 2>/dev/null && { PYTHON=$(command -v "$py"); export PYTHON; break; }
+done
+summary=$out/summary.txt
+logs=$work/logs
+mkdir -p "$logs"
+
+{
+  echo "== machine"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"
+  "$SUPEROPT" version
+  "${PYTHON:-python3}" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1
+} >"$summary" 2>&1
+
+status=0
+if [ $skip_tests = 0 ]; then
+  echo "== GPU tests (each kernel against the CPU reference)" >>"$summary"
+  for t in "$work"/bundle/bin/*_test; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    (cd "$repo" && timeout 300 "$t") >"$logs/$name.txt" 2>&1
+    rc=$?
+    [ $rc = 0 ] || status=1
+    echo "$name: exit $rc; $(grep -E 'test cases|All tests passed' "$logs/$name.txt" | tail -1)" >>"$summary"
+  done
+fi
+
+if [ $skip_bench = 0 ]; then
+  echo "== scripts/bench/gpu.sh $*" >>"$summary"
+  # gpu.sh takes data/rules/taso-3.h5, else the bundle's rules.h5.
+  bash scripts/bench/gpu.sh --out "$work/gpu" "$@" >"$logs/gpu.txt" 2>"$logs/gpu.err" || status=1
+  cat "$work/gpu/machine.txt" "$work/gpu/gpu.txt" >>"$summary" 2>/dev/null || tail -20 "$logs/gpu.err" >>"$summary"
+  cp "$work/gpu/gpu.csv" "$out/gpu.csv" 2>/dev/null
+  for table in "$work"/gpu/costs/*.h5; do [ -f "$table" ] && cp "$table" "$out/"; done
+  if [ -f "$out/gpu.csv" ] && "${PYTHON:-python3}" -c "import matplotlib" 2>/dev/null; then
+    "$PYTHON" scripts/reproduce/end_to_end_plot.py "$out/gpu.csv" "$out/end-to-end.png" >>"$logs/plot.txt" 2>&1
+  fi
+fi
+
+kept=(logs)
+[ -d "$work/gpu" ] && kept+=(gpu)
+tar -czf "$out/results.tar.gz" -C "$work" "${kept[@]}"
+cat "$summary"
+exit $status
