@@ -3,6 +3,8 @@
 # made here carried as .device-bundle/: unpacks it, runs the GPU test binaries, then
 # scripts/bench/gpu.sh (and the end-to-end chart's CSV), and leaves at most 8 files in $OUT.
 #   bash .device-bundle/run-gpu.sh [--skip-tests] [--skip-bench] [gpu.sh options, e.g. --models "bert nasrnn"]
+# Everything stops by $RUN_GPU_SECONDS (default 570, under the device call's 600 s), so that the
+# outputs are written even when the benchmark is cut short: the table then has the models done.
 # $OUT gets: summary.txt (machine, tests, the table), gpu.csv, DEVICE.h5 (measured costs: commit as
 # data/costs/DEVICE.h5), results.tar.gz (every command's output), end-to-end.png when matplotlib is there.
 set -uo pipefail
@@ -12,6 +14,8 @@ out=${OUT:-$repo/gpu-out}
 mkdir -p "$out"
 skip_tests=0
 skip_bench=0
+deadline=${RUN_GPU_SECONDS:-570}
+left() { echo $((deadline - SECONDS > 10 ? deadline - SECONDS - 10 : 1)); }
 while [ $# -gt 0 ]; do
   case $1 in
     --skip-tests) skip_tests=1; shift ;;
@@ -47,7 +51,9 @@ if [ $skip_tests = 0 ]; then
   for t in "$work"/bundle/bin/*_test; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    (cd "$repo" && timeout 300 "$t") >"$logs/$name.txt" 2>&1
+    limit=$(left)
+    [ "$limit" -gt 120 ] && limit=120
+    (cd "$repo" && timeout "$limit" "$t") >"$logs/$name.txt" 2>&1
     rc=$?
     [ $rc = 0 ] || status=1
     echo "$name: exit $rc; $(grep -E 'test cases|All tests passed' "$logs/$name.txt" | tail -1)" >>"$summary"
@@ -57,7 +63,14 @@ fi
 if [ $skip_bench = 0 ]; then
   echo "== scripts/bench/gpu.sh $*" >>"$summary"
   # gpu.sh takes data/rules/taso-3.h5, else the bundle's rules.h5.
-  bash scripts/bench/gpu.sh --out "$work/gpu" "$@" >"$logs/gpu.txt" 2>"$logs/gpu.err" || status=1
+  timeout "$(left)" bash scripts/bench/gpu.sh --out "$work/gpu" "$@" >"$logs/gpu.txt" 2>"$logs/gpu.err" || status=1
+  if [ ! -f "$work/gpu/gpu.txt" ] && [ -d "$work/gpu/raw" ]; then
+    # Cut short: tabulate the models that got as far as PyTorch.
+    done_models=$(cd "$work/gpu/raw" && ls -- *.torch.json 2>/dev/null | sed 's/\.torch\.json$//' | tr '\n' ' ')
+    [ -n "$done_models" ] && "${PYTHON:-python3}" scripts/bench/gpu_table.py --raw "$work/gpu/raw" \
+      --models "$done_models" --csv "$work/gpu/gpu.csv" >"$work/gpu/gpu.txt" 2>>"$logs/gpu.err"
+    echo "(cut short at $SECONDS s: $(tail -1 "$logs/gpu.err"))" >>"$summary"
+  fi
   cat "$work/gpu/machine.txt" "$work/gpu/gpu.txt" >>"$summary" 2>/dev/null || tail -20 "$logs/gpu.err" >>"$summary"
   cp "$work/gpu/gpu.csv" "$out/gpu.csv" 2>/dev/null
   for table in "$work"/gpu/costs/*.h5; do [ -f "$table" ] && cp "$table" "$out/"; done
