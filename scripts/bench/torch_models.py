@@ -102,7 +102,7 @@ def paddings(in_shape, kernel, stride, padding):
 
 def padding_args(pads, kernel, fill):
     """A symmetric padding the op can take itself (pooling only up to half the window),
-    or an explicit F.pad; returns (prefix, padding argument)."""
+    or an explicit F.pad; returns (F.pad's arguments or None, the op's padding argument)."""
     (top, bottom), (left, right) = pads
     if top == bottom and left == right and top <= kernel[0] // 2 and left <= kernel[1] // 2:
         return None, f"({top}, {left})"
@@ -171,9 +171,9 @@ class Codegen:
             top, left = (big_h - kh) // 2, (big_w - kw) // 2
             return f"F.pad({ins[0]}, ({left}, {big_w - kw - left}, {top}, {big_h - kh - top}))"
         if op == "conv2d":
-            return self.conv2d(node, params, ins, out)
+            return self.conv2d(node, params, ins)
         if op in ("pool_avg", "pool_max"):
-            return self.pool(op, node, params, ins, out)
+            return self.pool(op, node, params, ins)
         raise UsageError(f"node {node['name']}: operator {op} has no PyTorch version")
 
     def buffer(self, kind, name, op, shape):
@@ -193,7 +193,7 @@ class Codegen:
         self.temporaries += 1
         return f"t{self.temporaries}"
 
-    def conv2d(self, node, params, ins, out):
+    def conv2d(self, node, params, ins):
         x_shape, w_shape = self.shape_of(node["inputs"][0]), self.shape_of(node["inputs"][1])
         stride = tuple(params.get("stride", [1, 1]))
         groups = x_shape[1] // w_shape[1]
@@ -207,7 +207,7 @@ class Codegen:
         expr = f"F.conv2d({x}, {ins[1]}, None, {stride}, {pad}, 1, {groups})"
         return f"torch.relu({expr})" if params.get("activation") == "relu" else expr
 
-    def pool(self, op, node, params, ins, out):
+    def pool(self, op, node, params, ins):
         x_shape = self.shape_of(node["inputs"][0])
         kernel, stride = tuple(params["kernel"]), tuple(params.get("stride", [1, 1]))
         pads = paddings(x_shape, kernel, stride, params.get("padding", "same"))
@@ -365,28 +365,37 @@ def time_runs(fn, inputs, device, warmup, repeat):
 
 
 def configure_fp32(device):
-    """FP32 throughout: TF32 off for matmuls and convolutions; cuDNN picks its fastest algorithms."""
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    """FP32 throughout: TF32 off for matmuls and convolutions (PyTorch 2.9's fp32_precision
+    settings where they exist: it deprecates allow_tf32 and warns against mixing the two); cuDNN
+    picks its fastest algorithms. Returns how TF32 was turned off."""
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True
+    if hasattr(torch.backends, "fp32_precision"):
+        torch.backends.fp32_precision = "ieee"
+        torch.backends.cuda.matmul.fp32_precision = "ieee"
+        torch.backends.cudnn.conv.fp32_precision = "ieee"
+        return "fp32_precision = 'ieee' (matmul, cuDNN conv)"
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    return "allow_tf32 = False (cuda.matmul, cudnn)"
 
 
 def benchmark(graph, shapes, args):
     device = torch.device(args.device)
     if device.type == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda: no CUDA device visible to PyTorch (use --device cpu)")
-    configure_fp32(device)
+    tf32_setting = configure_fp32(device)
     module = GraphModule(graph, shapes, torch.float32).to(device).eval()
     inputs = module.random_inputs(torch.float32, device)
-    results = []
+    results, skipped = [], None
     modes = ["eager", "compile"] if args.mode == "both" else [args.mode]
     no_compile = f"PyTorch {torch.__version__} has no torch.compile"
     if "compile" in modes and not hasattr(torch, "compile"):
         if args.mode == "compile":
             raise UsageError(f"--mode compile: {no_compile}")
         modes.remove("compile")  # --mode both on PyTorch 1: eager only, and say why
-        results.append({"model": graph.get("name", ""), "mode": "compile", "unavailable": no_compile})
+        skipped = {"model": graph.get("name", ""), "mode": "compile", "unavailable": no_compile}
     with torch.inference_mode():
         for mode in modes:
             fn, compile_s = module, None
@@ -399,9 +408,9 @@ def benchmark(graph, shapes, args):
                     torch.cuda.synchronize()
                 compile_s = time.perf_counter() - t0
             r = time_runs(fn, inputs, device, args.warmup, args.repeat)
-            r.update({"model": graph.get("name", ""), "mode": mode, "compile_s": compile_s})
+            r.update({"model": graph.get("name", ""), "mode": mode, "compile_s": compile_s, "tf32_off": tf32_setting})
             results.append(r)
-    return results
+    return results + ([skipped] if skipped else [])
 
 
 def machine(device):
