@@ -1,6 +1,7 @@
 // Writing a graph's source values and outputs as float64 HDF5 datasets (see graph_dump.h).
 #include "runtime/graph_dump.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "runtime/hdf5_io.h"
@@ -37,7 +38,8 @@ void write_graph_dump(const std::string& path, const std::string& model, uint64_
     hdf5::Handle output_group = w.group("outputs");
     std::vector<std::string> order;
     for (const auto& [name, t] : outputs) {
-      write_tensor(w, output_group, name, t);
+      // A tensor listed twice among the outputs is stored once and named twice in the order.
+      if (std::find(order.begin(), order.end(), name) == order.end()) write_tensor(w, output_group, name, t);
       order.push_back(name);
     }
     w.column(w.file(), "output_order", order, "the graph's outputs in order");
