@@ -110,7 +110,12 @@ else
   specs=()
   for m in $models; do specs+=("builtin:$m"); done
   step "measuring operator costs of $models into $table"
-  "$superopt" measure "${specs[@]}" --out "$table" >"$raw/measure.txt" || die "superopt measure failed (see $raw/measure.txt)"
+  if ! "$superopt" measure "${specs[@]}" --out "$table" >"$raw/measure.txt" 2>&1; then
+    # The committed table may be another device's (measure refuses to mix them): start afresh.
+    grep -q "holds costs of" "$raw/measure.txt" && rm -f "$table" &&
+      "$superopt" measure "${specs[@]}" --out "$table" >"$raw/measure.txt" 2>&1 ||
+      die "superopt measure failed: $(tail -1 "$raw/measure.txt")"
+  fi
   tail -1 "$raw/measure.txt" >&2
   cost_spec=table:$table
 fi
