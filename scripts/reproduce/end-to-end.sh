@@ -6,7 +6,9 @@
 #   scripts/reproduce/end-to-end.sh [--out DIR] [--superopt BIN] [--rules FILE] [--allow-unverified]
 #       [--models "resnet50 nasnet_a resnext50 nasrnn bert"] [--repeat 1000] [--time-limit S]
 #   scripts/reproduce/end-to-end.sh --plot-only CSV [--out DIR]   (the PNG from a CSV made on a GPU)
-# Needs a CUDA GPU (exits 2 without one); about 10 minutes on an H100 at 1,000 repeats.
+# Needs a CUDA GPU (exits 2 without one); about 10 minutes on an H100 at 1,000 repeats. On a GPU
+# machine without Debian's libraries, the bundle does the same (scripts/bench/README.md):
+#   bash .device-bundle/run-gpu.sh --skip-tests --repeat 1000   -> $OUT/gpu.csv and end-to-end.png
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 usage="usage: $0 [--out DIR] [--superopt BIN] [--rules FILE] [--allow-unverified] [--models \"A B\"] [--repeat N] [--time-limit S] | --plot-only CSV [--out DIR]"
