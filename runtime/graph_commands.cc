@@ -21,6 +21,7 @@
 #include "runtime/commands.h"
 #include "runtime/cost_model.h"
 #include "runtime/evaluator.h"
+#include "runtime/graph_dump.h"
 #include "runtime/graph_hash.h"
 #include "runtime/graph_json.h"
 #include "runtime/model_zoo.h"
@@ -36,6 +37,7 @@ struct GraphArgs {
   bool json = false;
   uint64_t seed = 1;
   std::string cost;  // check: a cost model spec, or empty
+  std::string dump;  // run: an HDF5 file for the sources and outputs, or empty
 };
 
 constexpr std::string_view kBuiltinPrefix = "builtin:";
@@ -60,14 +62,16 @@ std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::v
                                           bool with_seed) {
   GraphArgs a;
   std::string usage = "superopt graph " + std::string(command) + " FILE" +
-                      (with_seed ? " [--seed S]" : " [--cost SPEC]") + " [--json]";
+                      (with_seed ? " [--seed S] [--dump FILE.h5]" : " [--cost SPEC]") + " [--json]";
   std::string seed = "1";
   po::options_description options("options");
   options.add_options()(
       "file", po::value(&a.file),
       "the graph file (JSON, see data/graphs/README.md) or builtin:NAME (data/models/README.md)");
   if (with_seed)
-    options.add_options()("seed", po::value(&seed), "seed of the random inputs and weights (default 1)");
+    options.add_options()("seed", po::value(&seed), "seed of the random inputs and weights (default 1)")(
+        "dump", po::value(&a.dump),
+        "also write every input, weight and output as float64 datasets to this HDF5 file");
   else
     options.add_options()("cost", po::value(&a.cost),
                           "also cost every operator with a cost model: analytic:DEVICE, table:FILE or gpu");
@@ -350,12 +354,26 @@ int run_command(const std::vector<std::string>& args) {
   NamedGraph named = load_named_model(a->file);
   const Graph& g = named.graph;
   RealArith<double> ar;
-  std::vector<Tensor<double>> values = evaluate(g, ar, random_sources(ar, a->seed));
+  // Every source value passes through here once, so the dump sees what the evaluator used.
+  std::vector<NamedTensor> sources;
+  SourceValues<RealArith<double>> random = random_sources(ar, a->seed);
+  SourceValues<RealArith<double>> recorded = [&](const Graph& graph, NodeId id) {
+    Tensor<double> t = random(graph, id);
+    if (!a->dump.empty()) sources.emplace_back(tensor_label(graph, {id, 0}), t);
+    return t;
+  };
+  std::vector<Tensor<double>> values = evaluate(g, ar, recorded);
   std::vector<OutputSummary> outputs;
   double total = 0;  // output k's checksum weighted by k + 1, so that swapped outputs show
   for (size_t k = 0; k < values.size(); ++k) {
     outputs.push_back(summarise(tensor_label(g, g.outputs()[k]), values[k]));
     total += double(k + 1) * outputs.back().checksum;
+  }
+  if (!a->dump.empty()) {
+    std::vector<NamedTensor> named_outputs;
+    for (size_t k = 0; k < values.size(); ++k)
+      named_outputs.emplace_back(tensor_label(g, g.outputs()[k]), std::move(values[k]));
+    write_graph_dump(a->dump, named.name, a->seed, sources, named_outputs);
   }
   if (a->json)
     print_run_json(*a, named.name, outputs, total);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs HERE (the build machine): builds superopt and the GPU test binaries, packs them with the
+# shared libraries a GPU machine lacks (../shared/tools/device-bundle.sh) into .device-bundle/
+# (ignored by git), adds a rule database and run-gpu.sh, and prints the device call to make.
+#   scripts/bench/gpu-bundle.sh [--no-build] [--rules FILE]
+# The bundle is one stripped, gzipped tarball so that it and the working tree stay under
+# the device call's 64 MiB. Rules: --rules FILE, else data/rules/taso-3.h5 when the repo ships it
+# (then none is packed), else a 3-operator taso database generated and verified here (minutes).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=1
+rules=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-build) build=0; shift ;;
+    --rules) rules=$2; shift 2 ;;
+    *) echo "usage: $0 [--no-build] [--rules FILE]" >&2; exit 2 ;;
+  esac
+done
+bundler=$(cd .. && pwd)/shared/tools/device-bundle.sh
+[ -f "$bundler" ] || { echo "gpu-bundle.sh: no $bundler (the shared device-bundle tool)" >&2; exit 2; }
+
+gpu_tests="cuda_device_test gpu_kernels_test gpu_runtime_test"
+if [ $build = 1 ]; then
+  bash scripts/setup-deps.sh
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  targets=(superopt)
+  known=$(cmake --build build --target help)  # the GPU tests exist only in a CUDA build
+  for t in $gpu_tests; do
+    grep -qw "$t" <<<"$known" && targets+=("$t")
+  done
+  cmake --build build -j "$(nproc)" --target "${targets[@]}"
+fi
+[ -x build/superopt ] || { echo "gpu-bundle.sh: no build/superopt (build first, or drop --no-build)" >&2; exit 2; }
+ldd build/superopt | grep -q libcudart ||
+  echo "gpu-bundle.sh: warning: build/superopt is not linked with CUDA; measure and run --gpu will say no CUDA device" >&2
+
+binaries=(build/superopt)
+for t in $gpu_tests; do [ -x "build/tests/$t" ] && binaries+=("build/tests/$t"); done
+
+rm -rf .device-bundle
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+bash "$bundler" "$stage/bundle" "${binaries[@]}" >/dev/null
+strip --strip-unneeded "$stage"/bundle/bin/* "$stage"/bundle/lib/* 2>/dev/null || true
+mkdir -p .device-bundle
+tar -czf .device-bundle/bundle.tar.gz -C "$stage" bundle
+cp scripts/bench/run-gpu.sh .device-bundle/run-gpu.sh
+
+if [ -n "$rules" ]; then
+  cp "$rules" .device-bundle/rules.h5
+elif [ ! -f data/rules/taso-3.h5 ]; then
+  echo "gpu-bundle.sh: no data/rules/taso-3.h5: generating and verifying a 3-operator database" >&2
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  build/superopt enumerate --max-ops 3 --out .device-bundle/rules.h5 >/dev/null
+  mpirun -n 3 --oversubscribe build/superopt verify .device-bundle/rules.h5 >/dev/null
+fi
+
+bundle_bytes=$(du -sb .device-bundle | cut -f1)
+tree_bytes=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+echo "bundle: .device-bundle $((bundle_bytes / 1048576)) MiB ($(ls .device-bundle | tr '\n' ' ')); tracked tree $((tree_bytes / 1048576)) MiB; limit 64 MiB together"
+[ $((bundle_bytes + tree_bytes)) -lt $((64 * 1048576)) ] || { echo "gpu-bundle.sh: over the 64 MiB a device call carries" >&2; exit 1; }
+cat <<EOF
+device call (one H100 or H200; about 10 minutes for the tests and the five models):
+  run(command='bash .device-bundle/run-gpu.sh', carry=[".device-bundle"], timeout_s=600)
+split over two calls if one runs out of time (copy the first call's DEVICE.h5 to data/costs/ in between):
+  run(command='bash .device-bundle/run-gpu.sh --models "resnet50 resnext50 nasnet_a"', carry=[".device-bundle"], timeout_s=600)
+  run(command='bash .device-bundle/run-gpu.sh --skip-tests --models "nasrnn bert"', carry=[".device-bundle"], timeout_s=600)
+EOF
