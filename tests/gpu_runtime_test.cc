@@ -12,11 +12,20 @@
 using namespace superopt;
 using namespace superopt::test;
 
-TEST_CASE("whole models agree with the CPU reference", "[gpu]") {
+TEST_CASE("every operator of whole models agrees with the CPU reference on its GPU inputs", "[gpu]") {
   for (const char* name : {"squeezenet", "resnet_blocks:1", "inceptione_blocks:1", "nasrnn", "bert"}) {
-    Graph g = build_builtin_model(name);
+    NodeError worst = worst_node_error(build_builtin_model(name), 3);
+    INFO(name << ": worst node " << worst.node);
+    CHECK(worst.error < 1e-4);
+  }
+}
+
+TEST_CASE("convolutional models agree with the CPU reference end to end", "[gpu]") {
+  // Not BERT: with random weights its activations reach 1e19 and its softmaxes saturate, so FP32
+  // rounding of near-tied logits may move an output by O(1); the per-node test above covers it.
+  for (const char* name : {"squeezenet", "resnet_blocks:1", "inceptione_blocks:1"}) {
     INFO(name);
-    CHECK(gpu_relative_error(g, 3) < 1e-3);
+    CHECK(gpu_relative_error(build_builtin_model(name), 3) < 1e-3);
   }
 }
 

@@ -2,6 +2,8 @@
 // launches once, run them in topological order.
 #include "runtime/cuda/gpu_executor.h"
 
+#include <algorithm>
+
 #include "runtime/arith.h"
 #include "runtime/cost_model.h"
 #include "runtime/cuda/gpu_node.h"
@@ -92,14 +94,19 @@ void GpuGraph::run() {
   for (const Step& s : steps_) launch_node(ctx_, graph_, s.id, s.inputs, s.outputs, s.key);
 }
 
-std::vector<Tensor<float>> GpuGraph::outputs() {
+Tensor<float> GpuGraph::download(TensorRef t) {
   ctx_.synchronize("graph run");
+  const std::vector<float*>& ports = tensors_.at(t.node);
+  if (static_cast<size_t>(t.port) >= ports.size() || !ports[t.port])
+    throw Error("tensor " + tensor_label(graph_, t) + " is not on the GPU (folded into a weight it feeds)");
+  Tensor<float> out(graph_.shape(t), 0.f);
+  copy_to_host(out.data.data(), ports[t.port], out.size(), "tensor " + tensor_label(graph_, t));
+  return out;
+}
+
+std::vector<Tensor<float>> GpuGraph::outputs() {
   std::vector<Tensor<float>> result;
-  for (TensorRef t : graph_.outputs()) {
-    Tensor<float> out(graph_.shape(t), 0.f);
-    copy_to_host(out.data.data(), tensors_[t.node][t.port], out.size(), "output " + tensor_label(graph_, t));
-    result.push_back(std::move(out));
-  }
+  for (TensorRef t : graph_.outputs()) result.push_back(download(t));
   return result;
 }
 

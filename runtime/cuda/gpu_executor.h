@@ -23,6 +23,9 @@ class GpuGraph {
   void run();
   // Waits for the stream and copies the graph outputs back.
   std::vector<Tensor<float>> outputs();
+  // Waits for the stream and copies one tensor back: any input of an operator
+  // run on the GPU, or any operator's output (for per-node checks).
+  Tensor<float> download(TensorRef t);
   // Number of operators run() launches (views and folded nodes excluded).
   int num_launches() const { return static_cast<int>(steps_.size()); }
 
