@@ -16,3 +16,10 @@ add_test(NAME cli_gpu_commands
                  ${PROJECT_SOURCE_DIR}/data/graphs/fused_matmul.json ${CMAKE_CURRENT_BINARY_DIR}/gpu_cli)
 set_tests_properties(cli_gpu_commands PROPERTIES FIXTURES_REQUIRED search_rules TIMEOUT 600
                      FAIL_REGULAR_EXPRESSION "gpu_cli_test: FAIL")
+
+# The dispatch's parameters through host emulations of cuDNN and cuBLAS (no device needed).
+if(SUPEROPT_HAVE_CUDA)
+  add_executable(gpu_dispatch_tests gpu_dispatch_test.cc)
+  target_link_libraries(gpu_dispatch_tests PRIVATE superopt_runtime Catch2::Catch2WithMain)
+  catch_discover_tests(gpu_dispatch_tests)
+endif()

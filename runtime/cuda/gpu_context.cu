@@ -124,10 +124,10 @@ std::unique_ptr<ConvPlan> GpuContext::Impl::make_plan(const ConvShape& s, const 
                                                       float* y) {
   const std::string what = conv_text(s);
   auto p = std::make_unique<ConvPlan>();
-  p->padded_copy = s.pad_top != s.pad_bottom || s.pad_left != s.pad_right;
-  const int64_t in_h = p->padded_copy ? s.height + s.pad_top + s.pad_bottom : s.height;
-  const int64_t in_w = p->padded_copy ? s.width + s.pad_left + s.pad_right : s.width;
-  const int pad_h = p->padded_copy ? 0 : int(s.pad_top), pad_w = p->padded_copy ? 0 : int(s.pad_left);
+  const CudnnPadding pad = cudnn_padding(s);
+  p->padded_copy = pad.padded_copy;
+  const int64_t in_h = pad.in_h, in_w = pad.in_w;
+  const int pad_h = int(pad.pad_h), pad_w = int(pad.pad_w);
   SUPEROPT_CUDNN(cudnnCreateTensorDescriptor(&p->x), what);
   SUPEROPT_CUDNN(cudnnCreateTensorDescriptor(&p->y), what);
   SUPEROPT_CUDNN(cudnnCreateTensorDescriptor(&p->bias), what);
@@ -272,22 +272,15 @@ std::string GpuContext::matmul(const std::string& key, const MatmulShape& s, con
                                float* c) {
   const float one = 1.f, zero = 0.f;
   const cublasComputeType_t compute = impl_->allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  const long long m = s.m, n = s.n, k = s.k, c_step = s.m * s.n;
-  if (s.col_major) {
-    // Column-major A [m,k], B [k,n], C [m,n]: cuBLAS's own layout.
-    SUPEROPT_CUBLAS(
-        cublasGemmStridedBatchedEx(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one, a,
-                                   CUDA_R_32F, int(m), s.a_step, b, CUDA_R_32F, int(k), s.b_step, &zero, c,
-                                   CUDA_R_32F, int(m), c_step, int(s.batches), compute, CUBLAS_GEMM_DEFAULT),
-        key);
-  } else {
-    // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
-    SUPEROPT_CUBLAS(
-        cublasGemmStridedBatchedEx(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one, b,
-                                   CUDA_R_32F, int(n), s.b_step, a, CUDA_R_32F, int(k), s.a_step, &zero, c,
-                                   CUDA_R_32F, int(n), c_step, int(s.batches), compute, CUBLAS_GEMM_DEFAULT),
-        key);
-  }
+  const GemmCall g = gemm_call(s);
+  const float* first = g.swap_operands ? b : a;
+  const float* second = g.swap_operands ? a : b;
+  SUPEROPT_CUBLAS(
+      cublasGemmStridedBatchedEx(impl_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, int(g.m), int(g.n), int(g.k), &one,
+                                 first, CUDA_R_32F, int(g.ld_first), g.stride_first, second, CUDA_R_32F,
+                                 int(g.ld_second), g.stride_second, &zero, c, CUDA_R_32F, int(g.ld_c),
+                                 g.stride_c, int(g.batches), compute, CUBLAS_GEMM_DEFAULT),
+      key);
   return std::string("cublas:gemm_strided_batched ") + (s.col_major ? "col" : "row") +
          (impl_->allow_tf32 ? " tf32" : " fp32");
 }

@@ -50,6 +50,58 @@ struct MatmulShape {
   bool col_major = false;
 };
 
+// How a convolution reaches cuDNN, whose legacy API pads symmetrically:
+// asymmetric padding (TensorFlow SAME with an odd total) becomes a zero-padded
+// copy of the input and no cuDNN padding.
+struct CudnnPadding {
+  bool padded_copy = false;
+  int64_t in_h = 0, in_w = 0;    // of the tensor cuDNN reads
+  int64_t pad_h = 0, pad_w = 0;  // cuDNN's symmetric padding
+};
+inline CudnnPadding cudnn_padding(const ConvShape& s) {
+  CudnnPadding p;
+  p.padded_copy = s.pad_top != s.pad_bottom || s.pad_left != s.pad_right;
+  p.in_h = p.padded_copy ? s.height + s.pad_top + s.pad_bottom : s.height;
+  p.in_w = p.padded_copy ? s.width + s.pad_left + s.pad_right : s.width;
+  p.pad_h = p.padded_copy ? 0 : s.pad_top;
+  p.pad_w = p.padded_copy ? 0 : s.pad_left;
+  return p;
+}
+
+// The column-major GEMM cuBLAS is asked for: C = first x second, sizes m x k
+// and k x n, with leading dimensions and batch strides. A row-major product
+// C = A B is the column-major C^T = B^T A^T, so it swaps the operands.
+struct GemmCall {
+  bool swap_operands = false;  // first is B, second is A
+  int64_t m = 0, n = 0, k = 0, ld_first = 0, ld_second = 0, ld_c = 0;
+  int64_t stride_first = 0, stride_second = 0, stride_c = 0, batches = 0;
+};
+inline GemmCall gemm_call(const MatmulShape& s) {
+  GemmCall g;
+  g.k = s.k;
+  g.stride_c = s.m * s.n;
+  g.batches = s.batches;
+  if (s.col_major) {
+    g.m = s.m;
+    g.n = s.n;
+    g.ld_first = s.m;
+    g.ld_second = s.k;
+    g.ld_c = s.m;
+    g.stride_first = s.a_step;
+    g.stride_second = s.b_step;
+  } else {
+    g.swap_operands = true;
+    g.m = s.n;
+    g.n = s.m;
+    g.ld_first = s.n;
+    g.ld_second = s.k;
+    g.ld_c = s.n;
+    g.stride_first = s.b_step;
+    g.stride_second = s.a_step;
+  }
+  return g;
+}
+
 class GpuContext {
  public:
   // allow_tf32: let cuDNN and cuBLAS use TF32 tensor cores for float32 (off: strict FP32).

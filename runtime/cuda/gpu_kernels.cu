@@ -40,18 +40,6 @@ __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n) {
   }
 }
 
-// Offsets of a and b for output element i, walking the dimensions from the innermost.
-__device__ void strided_offsets(const StridedShape& s, int64_t i, int64_t& a, int64_t& b) {
-  a = 0;
-  b = 0;
-  for (int d = s.rank - 1; d >= 0; --d) {
-    int64_t idx = i % s.dims[d];
-    i /= s.dims[d];
-    a += idx * s.strides_a[d];
-    b += idx * s.strides_b[d];
-  }
-}
-
 __global__ void binary_kernel(BinaryOp op, const float* a, const float* b, float* y, StridedShape s,
                               int64_t n) {
   GRID_LOOP(i, n) {
@@ -78,16 +66,7 @@ __global__ void gather_kernel(const float* x, float* y, StridedShape s, int64_t 
 
 __global__ void pool_kernel(bool max, const float* x, float* y, PoolShape p, int64_t n) {
   GRID_LOOP(i, n) {
-    const int64_t ow = i % p.out_w, oh = (i / p.out_w) % p.out_h, plane = i / (p.out_w * p.out_h);
-    const float* in = x + plane * p.height * p.width;
-    const int64_t top = oh * p.stride_h - p.pad_h, left = ow * p.stride_w - p.pad_w;
-    const int64_t r0 = top > 0 ? top : 0, c0 = left > 0 ? left : 0;
-    const int64_t r1 = min(top + p.kernel_h, p.height), c1 = min(left + p.kernel_w, p.width);
-    float acc = max ? -INFINITY : 0.f;
-    for (int64_t r = r0; r < r1; ++r)
-      for (int64_t c = c0; c < c1; ++c)
-        acc = max ? fmaxf(acc, in[r * p.width + c]) : acc + in[r * p.width + c];
-    y[i] = max ? acc : acc / float(p.kernel_h * p.kernel_w);
+    y[i] = pool_at(max, x, p, i);
   }
 }
 

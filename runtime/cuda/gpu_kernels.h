@@ -6,6 +6,13 @@
 
 #include <cstdint>
 
+// Index math shared by the kernels and the CPU tests of that math.
+#ifdef __CUDACC__
+#define SUPEROPT_HOST_DEVICE __host__ __device__
+#else
+#define SUPEROPT_HOST_DEVICE
+#endif
+
 namespace superopt::cuda {
 
 inline constexpr int kGpuMaxRank = 6;
@@ -18,6 +25,18 @@ struct StridedShape {
   int64_t strides_a[kGpuMaxRank] = {};
   int64_t strides_b[kGpuMaxRank] = {};
 };
+
+// Offsets into a and b of output element i, walking the dimensions from the innermost.
+SUPEROPT_HOST_DEVICE inline void strided_offsets(const StridedShape& s, int64_t i, int64_t& a, int64_t& b) {
+  a = 0;
+  b = 0;
+  for (int d = s.rank - 1; d >= 0; --d) {
+    const int64_t index = i % s.dims[d];
+    i /= s.dims[d];
+    a += index * s.strides_a[d];
+    b += index * s.strides_b[d];
+  }
+}
 
 enum class UnaryOp { relu, sigmoid, tanh };
 enum class BinaryOp { add, mul };
@@ -38,6 +57,23 @@ struct PoolShape {
 // Average: padding counts as zeros, divisor is the full window (COUNT_INCLUDE_PADDING).
 // Max: padded positions are ignored. Matches runtime/kernels.h.
 void launch_pool(void* stream, bool max, const float* x, float* y, const PoolShape& p);
+
+// Output element i of a pooling: the window clipped to the input.
+SUPEROPT_HOST_DEVICE inline float pool_at(bool max, const float* x, const PoolShape& p, int64_t i) {
+  const int64_t ow = i % p.out_w, oh = (i / p.out_w) % p.out_h, plane = i / (p.out_w * p.out_h);
+  const float* in = x + plane * p.height * p.width;
+  const int64_t top = oh * p.stride_h - p.pad_h, left = ow * p.stride_w - p.pad_w;
+  const int64_t r0 = top > 0 ? top : 0, c0 = left > 0 ? left : 0;
+  const int64_t r1 = top + p.kernel_h < p.height ? top + p.kernel_h : p.height;
+  const int64_t c1 = left + p.kernel_w < p.width ? left + p.kernel_w : p.width;
+  float acc = max ? in[r0 * p.width + c0] : 0.f;  // SAME and VALID windows always overlap the input
+  for (int64_t r = r0; r < r1; ++r)
+    for (int64_t c = c0; c < c1; ++c) {
+      const float v = in[r * p.width + c];
+      acc = max ? (v > acc ? v : acc) : acc + v;
+    }
+  return max ? acc : acc / float(p.kernel_h * p.kernel_w);
+}
 
 // y = (x - mean) * rsqrt(var + eps) * scale + bias per channel (dimension 1).
 void launch_batchnorm(void* stream, const float* x, const float* scale, const float* bias, const float* mean,

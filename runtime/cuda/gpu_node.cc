@@ -7,7 +7,6 @@
 #include "runtime/kernels.h"
 
 namespace superopt::cuda {
-namespace {
 
 // A flat view when both inputs have the output's shape; broadcast strides otherwise.
 StridedShape binary_shape(const Shape& a, const Shape& b, const Shape& out) {
@@ -90,6 +89,8 @@ MatmulShape matmul_shape(const Shape& a, const Shape& b, const Shape& out, bool 
   s.col_major = col_major;
   return s;
 }
+
+namespace {
 
 // Concat gathers each input's block per outer index; split scatters the other way.
 void concat_copies(void* stream, const Graph& g, const Node& n, std::span<const float* const> inputs,
