@@ -20,8 +20,11 @@ namespace {
 
 namespace po = boost::program_options;
 
-// Worst relative error `run --check` accepts: FP32 accumulation over the
-// models' longest reductions; TF32 keeps only 10 mantissa bits.
+// Worst relative error `run --check` accepts for one operator on its GPU inputs
+// and for a folded weight: FP32 accumulation over the models' longest
+// reductions; TF32 keeps only 10 mantissa bits. The end-to-end error of the
+// outputs is reported, not judged: with random weights activations grow large
+// and saturated softmaxes can turn FP32 rounding into large output changes.
 constexpr double kFp32Tolerance = 1e-3;
 constexpr double kTf32Tolerance = 2e-2;
 
@@ -109,7 +112,7 @@ int gpu_run_command(const std::vector<std::string>& args) {
       "repeat", po::value(&options.repeats), "timed whole-graph runs (default 100)")(
       "warmup", po::value(&options.warmup), "untimed runs first (default 10)")(
       "check", po::bool_switch(&check),
-      "compare every output with the CPU reference in double (exit 1 if off)")(
+      "compare every operator, weight and output with the CPU reference in double (exit 1 if off)")(
       "op-sum", po::bool_switch(&op_sum), "also measure every operator alone and report the sum")(
       "seed", po::value(&options.seed), "seed of the random inputs and weights (default 1)")(
       "tf32", po::bool_switch(&options.allow_tf32),
@@ -126,16 +129,17 @@ int gpu_run_command(const std::vector<std::string>& args) {
   Graph g = load_model(model);
   GpuRunReport r = gpu_run_graph(g, options, check, op_sum);
   const double tolerance = options.allow_tf32 ? kTf32Tolerance : kFp32Tolerance;
-  const bool check_failed = r.checked && !(r.worst_relative_error <= tolerance);
+  const bool check_failed = r.checked && !(r.node_error <= tolerance && r.weight_error <= tolerance);
   if (json) {
     nlohmann::ordered_json j = {
         {"model", model},         {"device", r.device},   {"precision", options.allow_tf32 ? "tf32" : "fp32"},
         {"launches", r.launches}, {"repeats", r.repeats}, {"median_ms", r.median_ms},
         {"p10_ms", r.p10_ms},     {"p90_ms", r.p90_ms}};
     if (r.checked) {
-      j["worst_relative_error"] = r.worst_relative_error;
-      j["worst_output"] = r.worst_output;
-      j["check_passed"] = !check_failed;
+      j["check"] = {{"passed", !check_failed},        {"tolerance", tolerance},
+                    {"node_error", r.node_error},     {"worst_node", r.worst_node},
+                    {"weight_error", r.weight_error}, {"worst_weight", r.worst_weight},
+                    {"output_error", r.output_error}, {"worst_output", r.worst_output}};
     }
     if (r.op_summed) j["op_sum_ms"] = r.op_sum_ms;
     std::cout << j.dump(2) << "\n";
@@ -146,8 +150,10 @@ int gpu_run_command(const std::vector<std::string>& args) {
               << " ms, p10 " << ms_text(r.p10_ms) << " ms, p90 " << ms_text(r.p90_ms) << " ms over "
               << r.repeats << " runs\n";
     if (r.checked)
-      std::cout << "check: worst relative error " << r.worst_relative_error << " (output " << r.worst_output
-                << ", tolerance " << tolerance << ") " << (check_failed ? "FAILED" : "ok") << "\n";
+      std::cout << "check: " << (check_failed ? "FAILED" : "passed") << " (tolerance " << tolerance
+                << ")\n  worst operator on its GPU inputs: " << r.node_error << "  " << r.worst_node
+                << "\n  worst folded weight: " << r.weight_error << "  " << r.worst_weight
+                << "\n  worst output end to end: " << r.output_error << "  " << r.worst_output << "\n";
     if (r.op_summed)
       std::cout << "sum of operators measured alone: " << ms_text(r.op_sum_ms)
                 << " ms (end-to-end / sum = " << ms_text(r.median_ms / r.op_sum_ms) << ")\n";

@@ -8,6 +8,7 @@
 #include "runtime/analytic_cost.h"
 #include "runtime/arith.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/gpu_check.h"
 #include "runtime/cuda/gpu_executor.h"
 #include "runtime/cuda/op_timer.h"
 #include "runtime/evaluator.h"
@@ -32,31 +33,23 @@ std::vector<NodeId> measured_nodes(const Graph& g) {
   return ids;
 }
 
-// max|a - b| / max|b| over one output; NaN where only one side is NaN counts as infinite.
-double relative_error(const Tensor<float>& gpu, const Tensor<double>& ref) {
-  double worst_diff = 0, scale = 0;
-  for (int64_t i = 0; i < ref.size(); ++i) {
-    const double r = ref[i], v = gpu[i];
-    if (std::isnan(r) && std::isnan(v)) continue;
-    if (std::isnan(r) != std::isnan(v)) return std::numeric_limits<double>::infinity();
-    worst_diff = std::max(worst_diff, std::fabs(v - r));
-    scale = std::max(scale, std::fabs(r));
-  }
-  return scale > 0 ? worst_diff / scale : worst_diff;
-}
-
 void check_outputs(const Graph& g, cuda::GpuGraph& gpu, uint64_t seed, GpuRunReport& report) {
   std::vector<Tensor<float>> got = gpu.outputs();
   RealArith<double> ar;
   std::vector<Tensor<double>> want = evaluate(g, ar, random_sources(ar, seed));
   report.checked = true;
   for (size_t i = 0; i < want.size(); ++i) {
-    double e = relative_error(got[i], want[i]);
-    if (i == 0 || e > report.worst_relative_error) {
-      report.worst_relative_error = e;
+    double e = cuda::relative_error(got[i], want[i]);
+    if (i == 0 || e > report.output_error) {
+      report.output_error = e;
       report.worst_output = tensor_label(g, g.outputs()[i]);
     }
   }
+  cuda::NodeCheck nodes = cuda::check_each_node(g, gpu, seed);
+  report.node_error = nodes.worst_node_error;
+  report.worst_node = nodes.worst_node;
+  report.weight_error = nodes.worst_weight_error;
+  report.worst_weight = nodes.worst_weight;
 }
 
 class GpuCostModelImpl : public GpuCostModel {

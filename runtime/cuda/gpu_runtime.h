@@ -30,10 +30,14 @@ struct GpuRunReport {
   int launches = 0;  // kernels or library calls per run (views and folded weights excluded)
   double median_ms = 0, p10_ms = 0, p90_ms = 0;
   int repeats = 0;
-  // check: the worst over outputs of max|gpu - ref| / max|ref| against the CPU reference in double.
+  // check: relative errors max|gpu - ref| / max|ref| against the CPU reference in double.
   bool checked = false;
-  double worst_relative_error = 0;
+  double output_error = 0;  // worst graph output, end to end (errors compound through the graph)
   std::string worst_output;
+  double node_error = 0;  // worst operator, on the GPU's own inputs (what the kernels get wrong)
+  std::string worst_node;
+  double weight_error = 0;  // worst folded weight as uploaded
+  std::string worst_weight;
   // op_sum: the sum over every operator node of its cost measured alone (as `measure`
   // does; equal signatures are measured once), to compare with median_ms.
   bool op_summed = false;
