@@ -2,9 +2,6 @@
 // and checking, operator measurement, and the on-the-fly "gpu" cost model.
 #include "runtime/cuda/gpu_runtime.h"
 
-#include <cmath>
-#include <set>
-
 #include "runtime/analytic_cost.h"
 #include "runtime/arith.h"
 #include "runtime/cuda/cuda_device.h"
@@ -58,7 +55,8 @@ class GpuCostModelImpl : public GpuCostModel {
     table_.info = gpu_table_info();
   }
   double node_cost_ms(const Graph& g, NodeId id) override {
-    if (is_free_operator(g, id)) return 0;
+    // enlarge only ever pads weights: graph_cost_ms folds it, and it has no GPU kernel.
+    if (is_free_operator(g, id) || g.node(id).op == OpType::enlarge) return 0;
     std::string signature = op_signature(g, id);
     if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
     CostEntry entry = cuda::measure_node(ctx_, g, id, signature, options_.warmup, options_.repeats);
