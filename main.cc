@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
        verify_axioms_command},
       {"optimize", "optimize a model with a rule database (cost-based backtracking search)", optimize_command},
       {"graph", "check, run or export a graph file (JSON) or builtin model", graph_command},
+      {"measure", "measure operator costs on the GPU into a cost table (HDF5)", measure_command},
+      {"run", "time a model on the GPU (--gpu), optionally checked against the CPU reference", gpu_run_command},
       {"db", "inspect a rule database (info, show)", db_command},
       {"version", "versions of superopt, its libraries and the CUDA devices", version_command},
   };

@@ -15,4 +15,10 @@ int db_command(const std::vector<std::string>& args);
 // `superopt version`: versions of superopt and its libraries, and the CUDA devices.
 int version_command(const std::vector<std::string>& args);
 
+// `superopt measure MODEL...`: time every operator signature on the GPU into a cost table.
+int measure_command(const std::vector<std::string>& args);
+
+// `superopt run MODEL --gpu`: whole-graph GPU latency, with --check against the CPU reference.
+int gpu_run_command(const std::vector<std::string>& args);
+
 }  // namespace superopt
