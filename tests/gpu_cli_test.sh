@@ -36,5 +36,6 @@ expect_no_device "$bin" measure builtin:squeezenet --out "$dir/costs.h5"
 expect_no_device "$bin" run builtin:squeezenet --gpu
 expect_no_device "$bin" run builtin:squeezenet --gpu --check --json
 expect_no_device "$bin" optimize "$graph" --rules "$rules" --allow-unverified --cost gpu
+expect_no_device "$bin" graph check builtin:squeezenet --cost gpu
 [ ! -e "$dir/costs.h5" ] || fail "measure wrote a table without a device"
 echo "gpu_cli_test: ok (no device)"

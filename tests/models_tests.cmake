@@ -61,8 +61,6 @@ superopt_cli_test(model_unknown_cost_model 2 "unknown cost model 'roofline' \\(e
                   COMMAND ${superopt_bin} graph check builtin:squeezenet --cost roofline)
 superopt_cli_test(model_unknown_device 2 "cost model analytic:a100: unknown device 'a100' \\(known: h100, v100" ONE_LINE
                   COMMAND ${superopt_bin} graph check builtin:squeezenet --cost analytic:a100)
-superopt_cli_test(model_cost_gpu 2 "cost model gpu: (no CUDA device|not implemented yet)" ONE_LINE
-                  COMMAND ${superopt_bin} graph check builtin:squeezenet --cost gpu)
 superopt_cli_test(model_cost_missing_table 2 "cost model table:/nonexistent/c\\.h5: cannot open /nonexistent/c\\.h5" ONE_LINE
                   COMMAND ${superopt_bin} graph check builtin:squeezenet --cost table:/nonexistent/c.h5)
 superopt_cli_test(model_export_unwritable 2 "cannot write /nonexistent/m\\.json" ONE_LINE
