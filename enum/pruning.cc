@@ -2,8 +2,10 @@
 #include "enum/pruning.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
+#include <span>
 
 #include "runtime/hashing.h"
 
@@ -92,6 +94,28 @@ bool same_op_on_inputs(const CandidateRule& r, const Opset& opset) {
   return false;
 }
 
+// The shape of every tensor of a code (sources, then two ports per operator).
+std::vector<Shape> tensor_shapes(const GraphCode& code, const Opset& opset) {
+  int s = num_sources(opset);
+  std::vector<TensorDesc> d(s + 2 * code.ops.size());
+  for (int t = 0; t < s; ++t) d[t].shape = opset.sources[t].shape;
+  for (size_t k = 0; k < code.ops.size(); ++k) {
+    const CodeOp& op = code.ops[k];
+    const OpsetOperator& v = opset.operators[op.variant];
+    std::array<const TensorDesc*, kMaxCodeInputs> in{};
+    for (int i = 0; i < op.num_inputs; ++i) in[i] = &d[op.inputs[i]];
+    int id = op_output_id(s, static_cast<int>(k), 0);
+    infer_outputs(v.op, v.params, std::span(in.data(), size_t(op.num_inputs)),
+                  std::span(d.data() + id, size_t(op_info(v.op).num_outputs)));
+  }
+  std::vector<Shape> shapes;
+  for (const TensorDesc& t : d) shapes.push_back(t.shape);
+  return shapes;
+}
+
+// The smaller rule a common top operator implies equates its differing inputs:
+// not a rule when their shapes differ (conv(x, k) = conv(x, enlarge(k)), or with
+// merge_groups, holds although k and enlarge(k) are not equal tensors).
 bool common_top(const CandidateRule& r, const Opset& opset) {
   int s = num_sources(opset);
   std::vector<int> identity(s);
@@ -106,6 +130,11 @@ bool common_top(const CandidateRule& r, const Opset& opset) {
     int differing = 0;
     for (int i = 0; i < x.num_inputs; ++i) differing += hs[x.inputs[i]] != ht[y.inputs[i]];
     if (differing > 1) return false;
+    for (int i = 0; i < x.num_inputs && differing == 1; ++i) {
+      if (hs[x.inputs[i]] == ht[y.inputs[i]]) continue;
+      if (tensor_shapes(r.source, opset)[x.inputs[i]] != tensor_shapes(r.target, opset)[y.inputs[i]])
+        return false;
+    }
   }
   return true;
 }

@@ -16,7 +16,9 @@ uint64_t renaming_key(const CandidateRule& rule, const Opset& opset);
 // True when a smaller rule implies this one: source and target share an
 // operator applied to the same graph inputs (a common subgraph at the inputs),
 // or every output of both comes from the same operator whose inputs differ in
-// at most one position (a common subgraph containing all outputs). Invariant
+// at most one position, with equal shapes there (a common subgraph containing all
+// outputs; differing shapes are no smaller rule, as in conv(x, k) =
+// conv(x, enlarge(k))). Invariant
 // under renaming, so it commutes with the renaming pruning.
 bool has_common_subgraph(const CandidateRule& rule, const Opset& opset);
 
