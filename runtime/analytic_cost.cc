@@ -115,9 +115,14 @@ int64_t conv_compute_flops(const Shape& input, const Shape& weight, const Shape&
                            Activation activation, const DeviceProfile& device) {
   auto round_up = [](int64_t n, int64_t tile) { return (n + tile - 1) / tile * tile; };
   const int64_t groups = conv_groups(input, weight);
+  // Depthwise convolutions run as direct kernels (cuDNN's and CUTLASS's depthwise
+  // kernels), not as per-group GEMMs: no tiles.
+  const bool depthwise = weight[1] == 1 && groups == input[1] && groups > 1;
+  const int64_t tile_out = depthwise ? 1 : device.conv_tile_out_channels;
+  const int64_t tile_reduction = depthwise ? 1 : device.conv_tile_reduction;
   const int64_t pixels = output[0] * output[2] * output[3];
-  const int64_t out_per_group = round_up(weight[0] / groups, device.conv_tile_out_channels);
-  const int64_t reduction = round_up(weight[1] * weight[2] * weight[3], device.conv_tile_reduction);
+  const int64_t out_per_group = round_up(weight[0] / groups, tile_out);
+  const int64_t reduction = round_up(weight[1] * weight[2] * weight[3], tile_reduction);
   return groups * 2 * pixels * out_per_group * reduction +
          (activation == Activation::relu ? output.num_elements() : 0);
 }

@@ -49,7 +49,8 @@ bool is_free_operator(const Graph& g, NodeId id);
 // roundup(in_channels / groups * kh * kw, tile_reduction), plus the activation.
 // Tile quantization, as CUTLASS's implicit-GEMM convolutions run: tiny per-group
 // GEMMs (4 channels per group in ResNeXt) fill a tile poorly, which TASO's
-// Figure 9 shows for grouped convolutions on a GPU.
+// Figure 9 shows for grouped convolutions on a GPU. Depthwise convolutions (one
+// input channel per group) run as direct kernels: plain FLOPs.
 int64_t conv_compute_flops(const Shape& input, const Shape& weight, const Shape& output,
                            Activation activation, const DeviceProfile& device);
 

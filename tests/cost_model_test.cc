@@ -103,6 +103,8 @@ TEST_CASE("analytic convolutions compute whole tiles: tiny groups cost like wide
   CHECK(flops(16) == 16 * 2 * 3136 * 128 * 72);
   CHECK(flops(16) < flops(32));
   CHECK(flops(1) == flops(16));  // once the reduction fills whole tiles, merging further is free
+  // Depthwise convolutions run as direct kernels, without tiles.
+  CHECK(conv_compute_flops(x, Shape{128, 1, 3, 3}, out, Activation::none, h100) == 2 * 3136 * 128 * 9);
   // Without tiles in the profile, the plain FLOP count.
   DeviceProfile plain = h100;
   plain.conv_tile_out_channels = plain.conv_tile_reduction = 1;
