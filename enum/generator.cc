@@ -56,6 +56,7 @@ bool elementwise(OpType op) {
 // data from at least one graph input: convolving weights, or by inputs, is
 // not what models do, and TASO's generator leaves it out too.
 bool role_fits(OpType op, int slot, bool from_weights) {
+  if (op == OpType::merge_groups) return from_weights;  // a kernel transformation
   if (op != OpType::conv2d) return true;
   return slot == 1 ? from_weights : !from_weights;
 }

@@ -23,8 +23,9 @@ using TensorEquality = std::function<bool(int source_tensor, int target_tensor)>
 // or every output of both comes from the same operator whose inputs differ in
 // at most one position, and the differing inputs are themselves equal (a
 // common subgraph containing all outputs). Without that last test,
-// conv(x, enlarge(k)) = conv(x, k) would be dropped as implied by
-// enlarge(k) = k, which is no rule at all (the shapes differ), and so would
+// conv(x, enlarge(k)) = conv(x, k) (and conv(x, merge_groups(k))) would be
+// dropped as implied by enlarge(k) = k, which is no rule at all (the shapes
+// differ), and so would
 // relu(relu(x)) = relu(x). Invariant under renaming, so it commutes with the
 // renaming pruning.
 bool has_common_subgraph(const CandidateRule& rule, const Opset& opset, const TensorEquality& equal);

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "runtime/error.h"
@@ -51,10 +53,11 @@ DeviceProfile read_device_profile(const std::string& path) {
   Json j = json::parse_json(json::read_text_file(path), path);
   json::Where w{path, ""};
   if (!j.is_object()) w.fail("", "expected a JSON object at the top level");
-  json::check_fields(j,
-                     {"format", "version", "name", "description", "peak_flops",
-                      "memory_bandwidth_bytes_per_s", "launch_overhead_us", "memory_bytes"},
-                     w);
+  json::check_fields(
+      j,
+      {"format", "version", "name", "description", "peak_flops", "memory_bandwidth_bytes_per_s",
+       "launch_overhead_us", "memory_bytes", "conv_tile_out_channels", "conv_tile_reduction"},
+      w);
   if (json::need_string(json::need_field(j, "format", w), "format", w) != "superopt-device")
     w.fail("format", "expected \"superopt-device\"");
   const Json& version = json::need_field(j, "version", w);
@@ -74,6 +77,14 @@ DeviceProfile read_device_profile(const std::string& path) {
   std::optional<int64_t> bytes = json::as_int(memory);
   if (!bytes || *bytes <= 0) w.fail("memory_bytes", "expected a positive integer" + json::got(memory));
   d.memory_bytes = *bytes;
+  for (auto [field, tile] : {std::pair{"conv_tile_out_channels", &d.conv_tile_out_channels},
+                             std::pair{"conv_tile_reduction", &d.conv_tile_reduction}}) {
+    const Json* v = json::find_field(j, field);
+    if (!v) continue;
+    std::optional<int64_t> n = json::as_int(*v);
+    if (!n || *n <= 0 || *n > 4096) w.fail(field, "expected a tile size from 1 to 4096" + json::got(*v));
+    *tile = *n;
+  }
   return d;
 }
 
@@ -100,6 +111,22 @@ bool is_free_operator(const Graph& g, NodeId id) {
   return true;
 }
 
+int64_t conv_compute_flops(const Shape& input, const Shape& weight, const Shape& output,
+                           Activation activation, const DeviceProfile& device) {
+  auto round_up = [](int64_t n, int64_t tile) { return (n + tile - 1) / tile * tile; };
+  const int64_t groups = conv_groups(input, weight);
+  // Depthwise convolutions run as direct kernels (cuDNN's and CUTLASS's depthwise
+  // kernels), not as per-group GEMMs: no tiles.
+  const bool depthwise = weight[1] == 1 && groups == input[1] && groups > 1;
+  const int64_t tile_out = depthwise ? 1 : device.conv_tile_out_channels;
+  const int64_t tile_reduction = depthwise ? 1 : device.conv_tile_reduction;
+  const int64_t pixels = output[0] * output[2] * output[3];
+  const int64_t out_per_group = round_up(weight[0] / groups, tile_out);
+  const int64_t reduction = round_up(weight[1] * weight[2] * weight[3], tile_reduction);
+  return groups * 2 * pixels * out_per_group * reduction +
+         (activation == Activation::relu ? output.num_elements() : 0);
+}
+
 double roofline_ms(const OpCost& cost, const DeviceProfile& device) {
   double compute_s = double(cost.flops) / device.peak_flops;
   double memory_s = double(cost.bytes_read + cost.bytes_written) / device.memory_bandwidth_bytes_per_s;
@@ -111,8 +138,11 @@ double AnalyticCostModel::node_cost_ms(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   std::vector<const TensorDesc*> in;
   for (TensorRef t : n.inputs()) in.push_back(&g.desc(t));
-  return roofline_ms(op_cost(n.op, n.params, in, std::span(n.output_array.data(), size_t(n.num_outputs()))),
-                     device_);
+  OpCost cost = op_cost(n.op, n.params, in, std::span(n.output_array.data(), size_t(n.num_outputs())));
+  if (n.op == OpType::conv2d)
+    cost.flops =
+        conv_compute_flops(in[0]->shape, in[1]->shape, n.output(0).shape, n.params.activation, device_);
+  return roofline_ms(cost, device_);
 }
 
 }  // namespace superopt

@@ -19,6 +19,12 @@ struct DeviceProfile {
   double memory_bandwidth_bytes_per_s = 0;  // device memory
   double launch_overhead_us = 0;            // per kernel
   int64_t memory_bytes = 0;                 // the device's memory: the graph's memory limit
+  // A convolution runs as one implicit GEMM per group, computed in threadblock
+  // tiles: its per-group output channels are rounded up to conv_tile_out_channels
+  // and its per-group reduction (C/groups * kh * kw) to conv_tile_reduction
+  // (optional fields; 1 means no rounding). See conv_compute_flops.
+  int64_t conv_tile_out_channels = 1;
+  int64_t conv_tile_reduction = 1;
 };
 
 // Reads a profile file; one-line Error naming the file and field at fault.
@@ -37,6 +43,16 @@ std::string data_dir();
 // input (every dimension before the axis is 1, e.g. channels at batch 1), which
 // is a view too. A split elsewhere copies.
 bool is_free_operator(const Graph& g, NodeId id);
+
+// The FLOPs a convolution's tiles compute, padding included: groups *
+// 2 * output pixels * roundup(out_channels / groups, tile_out) *
+// roundup(in_channels / groups * kh * kw, tile_reduction), plus the activation.
+// Tile quantization, as CUTLASS's implicit-GEMM convolutions run: tiny per-group
+// GEMMs (4 channels per group in ResNeXt) fill a tile poorly, which TASO's
+// Figure 9 shows for grouped convolutions on a GPU. Depthwise convolutions (one
+// input channel per group) run as direct kernels: plain FLOPs.
+int64_t conv_compute_flops(const Shape& input, const Shape& weight, const Shape& output,
+                           Activation activation, const DeviceProfile& device);
 
 // max(flops / peak, bytes / bandwidth) + launch overhead, in milliseconds.
 double roofline_ms(const OpCost& cost, const DeviceProfile& device);

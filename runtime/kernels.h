@@ -192,6 +192,23 @@ TensorOf<A> enlarge(const A& ar, const TensorOf<A>& w, const Shape& out_shape) {
   return out;
 }
 
+// A kernel [O, I, kh, kw] of `groups` groups as a kernel of p.into groups: output
+// channel o (of old group g = o / (O / groups)) keeps its I input channels at
+// block g mod (groups / into) of its new group's I * groups / into, zeros elsewhere.
+template <class A>
+TensorOf<A> merge_groups(const A& ar, const OpParams& p, const TensorOf<A>& w, const Shape& out_shape) {
+  const int64_t outs = w.shape[0], per_group = w.shape[1], taps = w.shape[2] * w.shape[3];
+  const int64_t outs_per_group = outs / p.groups, count = p.groups / p.into;
+  TensorOf<A> out(out_shape, ar.zero());
+  for (int64_t o = 0; o < outs; ++o) {
+    const int64_t block = (o / outs_per_group) % count;
+    for (int64_t c = 0; c < per_group; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        out[((o * count + block) * per_group + c) * taps + t] = w[(o * per_group + c) * taps + t];
+  }
+  return out;
+}
+
 // Calls reduce(plane, width, rows, cols) for every pooling window, clipped to the
 // input (padded positions are left out), and collects the results.
 template <class V, class Reduce>
@@ -417,6 +434,8 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(kernels::conv2d(ar, p, *in[0], *in[1], shape));
     case OpType::enlarge:
       return single<A>(kernels::enlarge(ar, *in[0], shape));
+    case OpType::merge_groups:
+      return single<A>(kernels::merge_groups(ar, p, *in[0], shape));
     case OpType::relu:
       return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.relu(v); }));
     case OpType::pool_avg:

@@ -56,6 +56,13 @@ void read_param(Param p, const Json& v, const std::string& field, const Where& w
       if (!out.axis || *out.axis < -kMaxRank || *out.axis >= kMaxRank)
         w.fail(field, "expected an integer from -6 to 5" + got(v));
       return;
+    case Param::groups:
+    case Param::into: {
+      std::optional<int64_t> n = as_int(v);
+      if (!n || *n < 1 || *n > (1 << 20)) w.fail(field, "expected a positive integer" + got(v));
+      (p == Param::groups ? params.groups : params.into) = static_cast<int32_t>(*n);
+      return;
+    }
     case Param::epsilon: {
       std::optional<float> f = as_float(v);
       if (!f || !(*f > 0)) w.fail(field, "expected a positive number" + got(v));
@@ -101,6 +108,8 @@ ParsedParams read_op_params(OpType op, const Json* v, const Where& w, std::strin
   require(Param::shape, info.takes(Param::shape));
   require(Param::kernel, info.takes(Param::kernel));
   require(Param::axis, op == OpType::concat || op == OpType::split);
+  require(Param::groups, info.takes(Param::groups));
+  require(Param::into, info.takes(Param::into));
   return out;
 }
 
@@ -124,6 +133,8 @@ Json op_params_json(OpType op, const OpParams& p) {
   if (info.takes(Param::activation)) j["activation"] = activation_name(p.activation);
   if (info.takes(Param::axis)) j["axis"] = p.axis;
   if (info.takes(Param::epsilon)) j["epsilon"] = float_json(p.epsilon);
+  if (info.takes(Param::groups)) j["groups"] = p.groups;
+  if (info.takes(Param::into)) j["into"] = p.into;
   return j;
 }
 

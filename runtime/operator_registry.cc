@@ -34,6 +34,8 @@ constexpr OpInfo kOps[] = {
     {"matmul", 2, 2, 1, false, 0, "batched matrix multiplication"},
     {"conv2d", 2, 2, 1, false, kConvParams, "grouped 2-D convolution, NCHW"},
     {"enlarge", 1, 1, 1, false, bit(Param::kernel), "pad a kernel with zeros to a larger size"},
+    {"merge_groups", 1, 1, 1, false, bit(Param::groups) | bit(Param::into),
+     "grouped kernel for fewer, larger groups (block-diagonal)"},
     {"relu", 1, 1, 1, false, 0, "rectified linear unit"},
     {"pool_avg", 1, 1, 1, false, kPoolParams, "average pooling (padding counts as zeros)"},
     {"pool_max", 1, 1, 1, false, kPoolParams, "max pooling"},
@@ -48,8 +50,8 @@ constexpr OpInfo kOps[] = {
 };
 static_assert(std::size(kOps) == kNumOpTypes);
 
-constexpr std::string_view kParamNames[] = {"shape",   "perm",       "kernel", "stride",
-                                            "padding", "activation", "axis",   "epsilon"};
+constexpr std::string_view kParamNames[] = {"shape",      "perm", "kernel",  "stride", "padding",
+                                            "activation", "axis", "epsilon", "groups", "into"};
 static_assert(std::size(kParamNames) == kNumParams);
 
 std::string shapes_str(std::span<const TensorDesc* const> inputs) {
@@ -207,6 +209,25 @@ void infer_enlarge(const OpParams& p, std::span<const TensorDesc* const> in, Ten
   out.splits[1] = in[0]->splits[1];
 }
 
+// The block placement depends on the kernel's groups, which only the convolution
+// reading it knows: shape inference checks that the parameters fit the kernel, and
+// the rewrite that introduces the operator derives them from that convolution.
+void infer_merge_groups(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  constexpr OpType op = OpType::merge_groups;
+  require_rank(op, in, 0, 4);
+  const Shape& w = in[0]->shape;
+  if (p.groups < 1 || p.into < 1 || p.groups % p.into != 0)
+    fail(op, in,
+         "groups " + std::to_string(p.groups) + " cannot be merged into " + std::to_string(p.into) +
+             " (into must divide groups)");
+  if (w[0] % p.groups != 0)
+    fail(op, in,
+         "output channels " + std::to_string(w[0]) + " are not a multiple of " + std::to_string(p.groups) +
+             " groups");
+  out.shape = Shape{w[0], w[1] * (p.groups / p.into), w[2], w[3]};
+  out.splits[0] = in[0]->splits[0];
+}
+
 void infer_pool(OpType op, const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
   require_rank(op, in, 0, 4);
   check_stride(op, p, in);
@@ -320,6 +341,8 @@ bool params_equal(OpType op, const OpParams& a, const OpParams& b) {
          (!info.takes(Param::padding) || a.padding == b.padding) &&
          (!info.takes(Param::activation) || a.activation == b.activation) &&
          (!info.takes(Param::axis) || a.axis == b.axis) &&
+         (!info.takes(Param::groups) || a.groups == b.groups) &&
+         (!info.takes(Param::into) || a.into == b.into) &&
          (!info.takes(Param::epsilon) ||
           std::bit_cast<uint32_t>(a.epsilon) == std::bit_cast<uint32_t>(b.epsilon));
 }
@@ -339,6 +362,8 @@ uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed) {
   if (info.takes(Param::activation)) h = hash_combine(h, static_cast<uint64_t>(p.activation));
   if (info.takes(Param::axis)) h = hash_combine(h, static_cast<uint64_t>(p.axis));
   if (info.takes(Param::epsilon)) h = hash_combine(h, std::bit_cast<uint32_t>(p.epsilon));
+  if (info.takes(Param::groups)) h = hash_combine(h, static_cast<uint64_t>(p.groups));
+  if (info.takes(Param::into)) h = hash_combine(h, static_cast<uint64_t>(p.into));
   return h;
 }
 
@@ -357,6 +382,8 @@ std::string params_str(OpType op, const OpParams& p) {
   if (info.takes(Param::activation)) s << sep() << "activation=" << activation_name(p.activation);
   if (info.takes(Param::axis)) s << sep() << "axis=" << p.axis;
   if (info.takes(Param::epsilon)) s << sep() << "epsilon=" << p.epsilon;
+  if (info.takes(Param::groups)) s << sep() << "groups=" << p.groups;
+  if (info.takes(Param::into)) s << sep() << "into=" << p.into;
   return s.str();
 }
 
@@ -405,6 +432,8 @@ void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* con
       return infer_conv2d(p, in, out[0]);
     case OpType::enlarge:
       return infer_enlarge(p, in, out[0]);
+    case OpType::merge_groups:
+      return infer_merge_groups(p, in, out[0]);
     case OpType::pool_avg:
     case OpType::pool_max:
       return infer_pool(op, p, in, out[0]);
@@ -474,7 +503,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     case OpType::softmax:
       c.flops = 3 * n;
       break;
-    default:  // data movement: transpose, enlarge, concat, split
+    default:  // data movement: transpose, enlarge, merge_groups, concat, split
       break;
   }
   return c;

@@ -31,6 +31,10 @@ enum class OpType : uint8_t {
   matmul,   // batched
   conv2d,   // grouped; groups = input channels / weight dim 1
   enlarge,  // pad a kernel with zeros, centred, to a larger kernel size
+  // A grouped kernel rewritten for fewer, larger groups (block-diagonal with zeros),
+  // so that conv2d(x, w) with `groups` groups equals conv2d(x, merge_groups(w)) with
+  // `into` groups (TASO's merge_gconv).
+  merge_groups,
   relu,
   pool_avg,
   pool_max,
@@ -52,8 +56,8 @@ enum class Padding : uint8_t { same, valid };
 enum class Activation : uint8_t { none, relu };
 
 // The parameters an operator may take; OpInfo::params says which ones it does.
-enum class Param : uint8_t { shape, perm, kernel, stride, padding, activation, axis, epsilon };
-inline constexpr int kNumParams = static_cast<int>(Param::epsilon) + 1;
+enum class Param : uint8_t { shape, perm, kernel, stride, padding, activation, axis, epsilon, groups, into };
+inline constexpr int kNumParams = static_cast<int>(Param::into) + 1;
 
 // All parameters of all operators in one flat value type, so that nodes stay
 // trivially copyable. Parameters an operator does not take keep their defaults.
@@ -67,6 +71,12 @@ struct OpParams {
   Padding padding = Padding::same;
   Activation activation = Activation::none;
   float epsilon = 1e-5f;  // batchnorm
+  // merge_groups: the kernel's number of groups in the convolution it feeds, and the
+  // number of groups after merging (divides groups). Both are parameters, not a count,
+  // because the kernel's shape alone does not tell its groups (that needs the
+  // convolution's input channels), and so that an axiom can name the merged
+  // convolution's groups by a variable (the axiom language has no arithmetic).
+  int32_t groups = 1, into = 1;
 };
 
 struct OpInfo {

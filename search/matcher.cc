@@ -112,7 +112,11 @@ class Matcher {
     if (pn.op == OpType::conv2d) {
       const Shape &x = g_.shape(n.input_array[0]), &w = g_.shape(n.input_array[1]);
       int64_t groups = conv_groups(x, w);
-      if (pn.rule_depthwise ? !(w[1] == 1 && groups == x[1]) : groups != pn.rule_groups) return false;
+      if (pn.any_group_multiple) {
+        if (groups % pn.rule_groups != 0) return false;
+      } else if (pn.rule_depthwise ? !(w[1] == 1 && groups == x[1]) : groups != pn.rule_groups) {
+        return false;
+      }
     }
     if (pn.same_shape_inputs && g_.shape(n.input_array[0]) != g_.shape(n.input_array[1])) return false;
     return true;

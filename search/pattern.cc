@@ -93,6 +93,25 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables) {
   return p;
 }
 
+bool mark_group_scaling(Pattern& source, const Pattern& target) {
+  auto only_merging_ops = [](const Pattern& p) {
+    return std::all_of(p.nodes.begin(), p.nodes.end(), [](const PatternNode& n) {
+      return n.kind == PatternKind::variable || n.op == OpType::conv2d || n.op == OpType::relu ||
+             n.op == OpType::merge_groups;
+    });
+  };
+  auto has = [](const Pattern& p, OpType op) {
+    return std::any_of(p.nodes.begin(), p.nodes.end(), [op](const PatternNode& n) { return n.op == op; });
+  };
+  if (!only_merging_ops(source) || !only_merging_ops(target) || has(source, OpType::merge_groups) ||
+      !has(target, OpType::merge_groups))
+    return false;
+  for (const PatternNode& n : source.nodes)
+    if (n.op == OpType::conv2d && (n.rule_groups < 2 || n.rule_depthwise)) return false;
+  for (PatternNode& n : source.nodes) n.any_group_multiple = n.op == OpType::conv2d;
+  return true;
+}
+
 std::optional<std::string> unmatchable_reason(const Pattern& p) {
   if (p.nodes.size() > size_t(kMaxPatternNodes) || p.variable_names.size() > size_t(kMaxPatternNodes))
     return "it has more than " + std::to_string(kMaxPatternNodes) + " nodes";

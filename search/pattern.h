@@ -35,6 +35,9 @@ struct PatternNode {
   // other group counts keep their number.
   int64_t rule_groups = 1;
   bool rule_depthwise = false;
+  // conv2d of a rule that merges groups (see mark_group_scaling): matches any
+  // multiple of rule_groups, since merge_groups' parameters are re-derived.
+  bool any_group_multiple = false;
   // ewadd/ewmul: both inputs had the same shape in the rule (no broadcasting).
   bool same_shape_inputs = false;
 };
@@ -57,6 +60,14 @@ struct Pattern {
 // Pattern::variable_names should follow (pass the other side's names so that
 // both sides index variables alike; new names are appended).
 Pattern compile_pattern(const Graph& side, std::vector<std::string> variables = {});
+
+// A rule that only merges groups of grouped convolutions (its sides have conv2d,
+// relu and merge_groups only; the source has grouped, non-depthwise convolutions
+// and no merge_groups; the target merges) holds for every multiple of the rule's
+// groups: a convolution with m times the groups is m such convolutions side by
+// side on contiguous channel blocks, and merge_groups acts block by block. Marks
+// the source's convolutions so; returns whether it did.
+bool mark_group_scaling(Pattern& source, const Pattern& target);
 
 // Why a rule side cannot be used as a source (matched in a model), or nullopt
 // when it can: it must have an operator, and be connected through its

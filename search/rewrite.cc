@@ -2,6 +2,7 @@
 #include "search/rewrite.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "runtime/error.h"
 
@@ -34,6 +35,7 @@ std::optional<DirectedRule> direct(const Rule& rule, int index, bool reversed) {
     if (d.source.nodes[t.node].kind != PatternKind::op) return std::nullopt;  // nothing to replace
   for (PatternTensor t : d.target.outputs)
     if (d.target.nodes[t.node].kind == PatternKind::constant) return std::nullopt;  // no shape to derive from
+  mark_group_scaling(d.source, d.target);
   d.label = std::to_string(index) + (reversed ? "<" : ">") + ": " + ops_list(d.source) + " -> " +
             ops_list(d.target);
   return d;
@@ -71,6 +73,29 @@ std::optional<Shape> constant_shape(const Graph& g, const PatternNode& constant,
       break;
   }
   if (constant.op == OpType::i_ewmul || o.rank() == rule.rank()) return o;
+  return std::nullopt;
+}
+
+// merge_groups' parameters at an occurrence: `groups` from the convolution that
+// reads the merged kernel (its input channels / the kernel's dimension 1), `into`
+// keeping the rule's ratio. nullopt when there is no such convolution, its input
+// is not built yet, or the ratio does not divide.
+std::optional<OpParams> merge_params(const Graph& g, const Pattern& target, int merge_node,
+                                     const Shape& kernel, const std::function<TensorRef(PatternTensor)>& at) {
+  const OpParams& rule = target.nodes[merge_node].params;
+  for (const PatternNode& n : target.nodes) {
+    if (n.op != OpType::conv2d || !(n.inputs[1] == PatternTensor{merge_node, 0})) continue;
+    TensorRef x = at(n.inputs[0]);
+    if (x.node < 0) return std::nullopt;
+    const Shape& xs = g.shape(x);
+    if (xs.rank() != 4 || xs[1] % kernel[1] != 0) return std::nullopt;
+    const int64_t groups = xs[1] / kernel[1], count = rule.groups / rule.into;
+    if (groups % count != 0) return std::nullopt;
+    OpParams p = rule;
+    p.groups = static_cast<int32_t>(groups);
+    p.into = static_cast<int32_t>(groups / count);
+    return p;
+  }
   return std::nullopt;
 }
 
@@ -121,7 +146,14 @@ class TargetBuilder {
         }
         in[slot] = at(c);
       }
-      NodeId id = g_.add(n.op, in, n.params);
+      OpParams params = n.params;
+      if (n.op == OpType::merge_groups && g_.shape(in[0]).rank() == 4) {
+        auto derived =
+            merge_params(g_, t_, int(i), g_.shape(in[0]), [&](PatternTensor t) { return input(t); });
+        if (!derived) return RewriteFailure::derived_params;
+        params = *derived;
+      }
+      NodeId id = g_.add(n.op, in, params);
       for (int port = 0; port < g_.node(id).num_outputs(); ++port)
         built_[i * kMaxOutputs + port] = {id, port};
     }
@@ -129,6 +161,12 @@ class TargetBuilder {
   }
 
   TensorRef at(PatternTensor t) const { return built_[t.node * kMaxOutputs + t.port]; }
+
+  // A tensor the target reads: built already, or a variable's (built or not).
+  TensorRef input(PatternTensor t) const {
+    const PatternNode& n = t_.nodes[t.node];
+    return n.kind == PatternKind::variable ? m_.variables[n.variable] : at(t);
+  }
 
  private:
   Graph& g_;
@@ -154,6 +192,8 @@ std::string_view failure_name(RewriteFailure f) {
       return "shapes do not fit";
     case RewriteFailure::constant_shape:
       return "a constant's shape cannot be derived";
+    case RewriteFailure::derived_params:
+      return "merge_groups' parameters cannot be derived";
     case RewriteFailure::cycle:
       return "the result would have a cycle";
   }

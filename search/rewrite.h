@@ -28,7 +28,7 @@ struct DirectedRule {
 // direction whose target reads a variable its source lacks is left out too.
 std::vector<DirectedRule> compile_rule(const Rule& rule, int index);
 
-enum class RewriteFailure { none, shapes, constant_shape, cycle };
+enum class RewriteFailure { none, shapes, constant_shape, derived_params, cycle };
 std::string_view failure_name(RewriteFailure f);
 
 // The cost of the target's operators alone, built over stand-ins for the

@@ -72,14 +72,15 @@ TEST_CASE("analytic:h100 costs a convolution and a relu by the roofline, by hand
   ConvGraph c = conv_relu();
   std::unique_ptr<CostModel> model = make_cost_model("analytic:h100");
   REQUIRE(model->name() == "analytic:h100");
-  // conv: 2 * (64*56*56 outputs) * (64*3*3 MACs each) + one relu per output;
-  // reads x (64*56*56) and w (64*64*9), writes 64*56*56, 4 bytes each.
-  double conv_flops = 2.0 * 200704 * 576 + 200704;
+  // conv: 2 * (56*56 pixels) * (64 output channels, computed in a tile of 128) *
+  // (64*3*3 MACs each) + one relu per output; reads x (64*56*56) and w (64*64*9),
+  // writes 64*56*56, 4 bytes each.
+  double conv_flops = 2.0 * 3136 * 128 * 576 + 200704;
   double conv_bytes = 4.0 * (200704 + 36864 + 200704);
   REQUIRE(conv_flops / kH100Flops > conv_bytes / kH100Bandwidth);  // compute-bound
   double conv_ms = conv_flops / kH100Flops * 1e3 + kLaunchMs;
   REQUIRE(model->node_cost_ms(c.g, c.conv) == Approx(conv_ms).epsilon(1e-12));
-  REQUIRE(conv_ms == Approx(0.0084539).epsilon(1e-4));
+  REQUIRE(conv_ms == Approx(0.0119048).epsilon(1e-4));
   // relu: memory-bound, reads and writes 64*56*56 floats.
   double relu_ms = 4.0 * 2 * 200704 / kH100Bandwidth * 1e3 + kLaunchMs;
   REQUIRE(model->node_cost_ms(c.g, c.relu) == Approx(relu_ms).epsilon(1e-12));
@@ -87,6 +88,28 @@ TEST_CASE("analytic:h100 costs a convolution and a relu by the roofline, by hand
   // The V100 computes at 15.7 TFLOP/s: the convolution's compute part scales by 67 / 15.7.
   double v100_ms = make_cost_model("analytic:v100")->node_cost_ms(c.g, c.conv);
   REQUIRE(v100_ms - kLaunchMs == Approx((conv_ms - kLaunchMs) * 67 / 15.7).epsilon(1e-9));
+}
+
+TEST_CASE("analytic convolutions compute whole tiles: tiny groups cost like wide ones", "[cost]") {
+  DeviceProfile h100 = find_device_profile("h100");
+  REQUIRE(h100.conv_tile_out_channels == 128);  // CUTLASS's default FP32 threadblock tile
+  REQUIRE(h100.conv_tile_reduction == 8);
+  // ResNeXt-50 stage 1: 128 channels at 56x56 in 32 groups of 4, merged into 16 and 1.
+  const Shape x{1, 128, 56, 56}, out{1, 128, 56, 56};
+  auto flops = [&](int64_t groups) {
+    return conv_compute_flops(x, Shape{128, 128 / groups, 3, 3}, out, Activation::none, h100);
+  };
+  CHECK(flops(32) == 32 * 2 * 3136 * 128 * 40);  // 4 of 128 channels, 36 of 40 MACs
+  CHECK(flops(16) == 16 * 2 * 3136 * 128 * 72);
+  CHECK(flops(16) < flops(32));
+  CHECK(flops(1) == flops(16));  // once the reduction fills whole tiles, merging further is free
+  // Depthwise convolutions run as direct kernels, without tiles.
+  CHECK(conv_compute_flops(x, Shape{128, 1, 3, 3}, out, Activation::none, h100) == 2 * 3136 * 128 * 9);
+  // Without tiles in the profile, the plain FLOP count.
+  DeviceProfile plain = h100;
+  plain.conv_tile_out_channels = plain.conv_tile_reduction = 1;
+  CHECK(conv_compute_flops(x, Shape{128, 4, 3, 3}, out, Activation::relu, plain) ==
+        2 * 3136 * 128 * 36 + 128 * 3136);
 }
 
 TEST_CASE("signatures are stable text that ignores names and build order, and tells work apart", "[cost]") {
@@ -175,6 +198,10 @@ TEST_CASE("cost model specs and device profiles: one-line errors", "[cost]") {
   std::ofstream(bad) << R"({"format": "superopt-device", "version": 1, "name": "x", "peak_flops": -1,
     "memory_bandwidth_bytes_per_s": 1e12, "launch_overhead_us": 5, "memory_bytes": 1000})";
   REQUIRE_THROWS_WITH(make_cost_model("analytic:" + bad), Contains("peak_flops: expected a positive number"));
+  std::ofstream(bad) << R"({"format": "superopt-device", "version": 1, "name": "x", "peak_flops": 1e12,
+    "memory_bandwidth_bytes_per_s": 1e12, "launch_overhead_us": 5, "memory_bytes": 1000, "conv_tile_reduction": 0})";
+  REQUIRE_THROWS_WITH(make_cost_model("analytic:" + bad),
+                      Contains("conv_tile_reduction: expected a tile size"));
 }
 
 TEST_CASE("a cost table round-trips and answers lookups, falling back to its analytic profile", "[cost]") {

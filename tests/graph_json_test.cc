@@ -76,7 +76,12 @@ Graph every_operator_graph() {
   last.axis = 2;
   NodeId soft = g.add(OpType::softmax, {{mm}}, last, "softmax");
   NodeId op = g.add(OpType::opaque, {{rs}, {soft}}, shape_params({7}), "custom");
-  for (TensorRef out : std::initializer_list<TensorRef>{{c}, {e}, {cp}, {sg}, {sp, 1}, {norm}, {op}, {sp, 1}})
+  OpParams merge;
+  merge.groups = 2;
+  merge.into = 1;
+  NodeId mg = g.add(OpType::merge_groups, {{w}}, merge, "merged");
+  for (TensorRef out :
+       std::initializer_list<TensorRef>{{c}, {e}, {cp}, {sg}, {sp, 1}, {norm}, {op}, {sp, 1}, {mg}})
     g.add_output(out);
   return g;
 }

@@ -120,6 +120,36 @@ TEST_CASE("conv2d mixes channels, groups and depthwise, with relu", "[kernels]")
   check(run1(OpType::conv2d, conv(1, Padding::same), {&d, &dw}), {1, 2, 1, 3}, {3, 6, 5, 5, 6, 0});
 }
 
+TEST_CASE("merge_groups places each group's block on the diagonal of the merged groups", "[kernels]") {
+  // 4 output channels, 4 groups of 1 input channel, merged into 2 groups of 2.
+  T w({4, 1, 1, 1}, {1, 2, 3, 4});
+  check(run1(OpType::merge_groups, merge(4, 2), {&w}), {4, 2, 1, 1}, {1, 0, 0, 2, 3, 0, 0, 4});
+  check(run1(OpType::merge_groups, merge(4, 1), {&w}), {4, 4, 1, 1},
+        {1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 0, 0, 0, 4});
+}
+
+TEST_CASE("a convolution with merged groups equals the grouped convolution", "[kernels]") {
+  // ResNeXt-like: 8 groups of 2 channels, 16 outputs, merged into 4, 2 and 1 groups.
+  T x = random_tensor({2, 16, 5, 5}, 11), w = random_tensor({16, 2, 3, 3}, 12);
+  for (Activation act : {Activation::none, Activation::relu}) {
+    T grouped = run1(OpType::conv2d, conv(1, Padding::same, act), {&x, &w});
+    for (int into : {4, 2, 1}) {
+      T merged_w = run1(OpType::merge_groups, merge(8, into), {&w});
+      REQUIRE(merged_w.shape == Shape{16, 2 * 8 / into, 3, 3});
+      T merged = run1(OpType::conv2d, conv(2, Padding::valid, act), {&x, &merged_w});
+      T grouped_strided = run1(OpType::conv2d, conv(2, Padding::valid, act), {&x, &w});
+      REQUIRE_THAT(merged.data, Approx(grouped_strided.data).margin(1e-12));
+      REQUIRE_THAT(run1(OpType::conv2d, conv(1, Padding::same, act), {&x, &merged_w}).data,
+                   Approx(grouped.data).margin(1e-12));
+    }
+  }
+  // Parameters that misstate the kernel's groups give another (wrong) convolution.
+  T wrong_w = run1(OpType::merge_groups, merge(4, 1), {&w});
+  T wrong = run1(OpType::conv2d, conv(1, Padding::same), {&x, &wrong_w});
+  T want = run1(OpType::conv2d, conv(1, Padding::same), {&x, &w});
+  CHECK_THAT(wrong.data, !Approx(want.data).margin(1e-6));
+}
+
 TEST_CASE("enlarge centres a kernel in zeros", "[kernels]") {
   OpParams p;
   p.kernel_h = p.kernel_w = 3;
@@ -144,7 +174,8 @@ TEST_CASE("pool_avg counts SAME padding as zeros, divides by the window", "[kern
   std::vector<double> sums = {12, 21, 16, 27, 45, 33, 24, 39, 28};
   for (double& s : sums) s /= 9;
   check(run1(OpType::pool_avg, pool_window(3, 3, 1, Padding::same), {&x}), {1, 1, 3, 3}, sums);
-  check(run1(OpType::pool_avg, pool_window(2, 2, 2, Padding::same), {&x}), {1, 1, 2, 2}, {3, 2.25, 3.75, 2.25});
+  check(run1(OpType::pool_avg, pool_window(2, 2, 2, Padding::same), {&x}), {1, 1, 2, 2},
+        {3, 2.25, 3.75, 2.25});
   check(run1(OpType::pool_avg, pool_window(2, 2, 1, Padding::valid), {&x}), {1, 1, 2, 2}, {3, 4, 6, 7});
 }
 

@@ -24,6 +24,12 @@ inline OpParams axis(int a) {
   p.axis = a;
   return p;
 }
+inline OpParams merge(int groups, int into) {
+  OpParams p;
+  p.groups = groups;
+  p.into = into;
+  return p;
+}
 inline OpParams with_shape(Shape s) {
   OpParams p;
   p.shape = s;

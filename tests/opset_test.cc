@@ -68,9 +68,9 @@ TEST_CASE("taso.json: TASO's sources, classes and operator variants", "[opset]")
   Opset opset = read_opset_file(path);
   CHECK(opset.name == "taso");
   CHECK(opset.text == json::read_text_file(path));
-  CHECK(opset.sources.size() == 20);
-  CHECK(num_classes(opset) == 8);
-  CHECK(opset.operators.size() == 20);
+  CHECK(opset.sources.size() == 21);
+  CHECK(num_classes(opset) == 9);
+  CHECK(opset.operators.size() == 21);
 
   for (std::string group : {"x", "w", "i", "k", "kh", "kv"}) {
     int cls = source(opset, group + "1").interchange_class;
@@ -84,6 +84,7 @@ TEST_CASE("taso.json: TASO's sources, classes and operator variants", "[opset]")
   CHECK(source(opset, "kv1").shape == Shape{4, 4, 3, 1});
   CHECK(source(opset, "dw").shape == Shape{4, 1, 3, 3});
   CHECK(source(opset, "s").shape == Shape{});
+  CHECK(source(opset, "kg").shape == Shape{4, 2, 3, 3});  // 2 groups for the 4-channel images
 
   for (const OpsetSource& s : opset.sources) CHECK((s.kind == OpType::input || s.kind == OpType::weight));
 
@@ -117,10 +118,15 @@ TEST_CASE("taso.json: TASO's sources, classes and operator variants", "[opset]")
   CHECK(enlarge[0].sources_only);
   CHECK(enlarge[0].params.kernel_h == 3);
   CHECK(enlarge[0].params.kernel_w == 3);
+  std::vector<OpsetOperator> merge = variants(opset, OpType::merge_groups);
+  REQUIRE(merge.size() == 1);
+  CHECK(merge[0].sources_only);
+  CHECK(merge[0].params.groups == 2);
+  CHECK(merge[0].params.into == 1);
   CHECK(variants(opset, OpType::pool_avg).at(0).params.kernel_w == 3);
   CHECK(variants(opset, OpType::transpose).at(0).params.perm[0] == -1);  // reverse
   CHECK(std::count_if(opset.operators.begin(), opset.operators.end(),
-                      [](const OpsetOperator& o) { return o.sources_only; }) == 1);
+                      [](const OpsetOperator& o) { return o.sources_only; }) == 2);
 }
 
 TEST_CASE("small.json: TASO Figure 2's matrices in few sources", "[opset]") {

@@ -137,6 +137,21 @@ TEST_CASE("enlarge pads a kernel to a larger, centred size", "[registry]") {
   REQUIRE_THROWS_WITH(infer_shape(OpType::enlarge, {{4, 4, 3, 3}}, p), Contains("smaller"));
 }
 
+TEST_CASE("merge_groups widens a grouped kernel and rejects parameters that do not fit it", "[registry]") {
+  REQUIRE(infer_shape(OpType::merge_groups, {{4, 2, 3, 3}}, merge(2, 1)) == Shape{4, 4, 3, 3});
+  REQUIRE(infer_shape(OpType::merge_groups, {{128, 4, 3, 3}}, merge(32, 8)) == Shape{128, 16, 3, 3});
+  REQUIRE(infer_shape(OpType::merge_groups, {{8, 1, 1, 1}}, merge(8, 8)) == Shape{8, 1, 1, 1});
+  REQUIRE_THROWS_WITH(infer_shape(OpType::merge_groups, {{4, 2, 3, 3}}, merge(4, 3)), Contains("divide"));
+  REQUIRE_THROWS_WITH(infer_shape(OpType::merge_groups, {{6, 2, 3, 3}}, merge(4, 2)),
+                      Contains("output channels 6 are not a multiple of 4 groups"));
+  REQUIRE_THROWS_WITH(infer_shape(OpType::merge_groups, {{4, 2}}, merge(2, 1)), Contains("rank 4"));
+  REQUIRE_THROWS_WITH(infer_shape(OpType::merge_groups, {{4, 2, 3, 3}}, merge(2, 0)), Contains("divide"));
+  CHECK(params_str(OpType::merge_groups, merge(32, 16)) == "groups=32 into=16");
+  CHECK_FALSE(params_equal(OpType::merge_groups, merge(32, 16), merge(32, 8)));
+  CHECK(params_hash(OpType::merge_groups, merge(32, 16), 1) !=
+        params_hash(OpType::merge_groups, merge(16, 8), 1));
+}
+
 TEST_CASE("pooling windows", "[registry]") {
   REQUIRE(infer_shape(OpType::pool_avg, {{2, 4, 5, 5}}, pool(3, 1, Padding::same)) == Shape{2, 4, 5, 5});
   REQUIRE(infer_shape(OpType::pool_max, {{1, 64, 112, 112}}, pool(3, 2, Padding::same)) ==

@@ -39,6 +39,8 @@ def kinds_of(a, b):
             found.add("conv+relu fusion")
         if {"enlarge", "conv2d"} <= nx and sum(o == "conv2d" for o, _ in x) < sum(o == "conv2d" for o, _ in y):
             found.add("enlarging a kernel to merge convolutions")
+        if sorted(o for o, _ in x) == ["conv2d", "merge_groups"] and [o for o, _ in y] == ["conv2d"]:
+            found.add("merging the groups of a grouped convolution")
         if {"C_pool", "conv2d"} <= nx and "pool_avg" in ny:
             found.add("average pooling as a convolution with C_pool")
     return found
@@ -50,7 +52,8 @@ def main():
     counts = {k: 0 for k in [
         "matmul associativity", "distributivity", "fusing two matmuls through concat and split",
         "fusing two conv2ds through concat and split", "conv+relu fusion",
-        "enlarging a kernel to merge convolutions", "average pooling as a convolution with C_pool"]}
+        "enlarging a kernel to merge convolutions", "average pooling as a convolution with C_pool",
+        "merging the groups of a grouped convolution"]}
     for s, t in zip(sources, targets):
         for kind in kinds_of(ops(s), ops(t)):
             counts[kind] = counts.get(kind, 0) + 1

@@ -3,6 +3,7 @@
 // the graph split, and the numerical check that refuses wrong graphs.
 #include <catch2/catch.hpp>
 
+#include "runtime/analytic_cost.h"
 #include "runtime/graph_hash.h"
 #include "search/backtrack.h"
 #include "search/fold.h"
@@ -115,6 +116,22 @@ Rule conv_relu_rule() {
   NodeId c = r.source.add(OpType::conv2d, {{0}, {1}}, conv_params());
   r.source.add_output({r.source.add(OpType::relu, {{c}})});
   r.target.add_output({r.target.add(OpType::conv2d, {{0}, {1}}, conv_params(1, Activation::relu))});
+  return verified(r);
+}
+
+// conv(i, kg) with 2 groups = conv(i, merge_groups[groups=2, into=1](kg)), as enumerated.
+Rule merge_groups_rule(Activation act = Activation::none) {
+  Rule r;
+  for (Graph* g : {&r.source, &r.target}) {
+    g->add_input("i", {2, 4, 5, 5});
+    g->add_weight("kg", {4, 2, 3, 3});
+  }
+  r.source.add_output({r.source.add(OpType::conv2d, {{0}, {1}}, conv_params(1, act))});
+  OpParams merge;
+  merge.groups = 2;
+  merge.into = 1;
+  NodeId m = r.target.add(OpType::merge_groups, {{1}}, merge);
+  r.target.add_output({r.target.add(OpType::conv2d, {{0}, {m}}, conv_params(1, act))});
   return verified(r);
 }
 
@@ -420,4 +437,58 @@ TEST_CASE("operators on weights with data are folded into weights after the sear
   CHECK(v[4] == 1.5f);
   CHECK(v[0] == 0.5f);
   CHECK(numerical_check(g, f.graph, 5, int64_t(1) << 40).passed);
+}
+
+TEST_CASE("a group-merging rule matches every even group count and derives merge_groups' parameters") {
+  Rule rule = merge_groups_rule();
+  Graph g;
+  NodeId x = g.add_input("x", {1, 64, 6, 6});
+  NodeId grouped = g.add(OpType::conv2d, {{x}, {g.add_weight("w32", {64, 2, 3, 3})}}, conv_params());
+  NodeId dense3 = g.add(OpType::conv2d, {{grouped}, {g.add_weight("w1", {64, 64, 3, 3})}}, conv_params());
+  NodeId dense = g.add(OpType::conv2d, {{dense3}, {g.add_weight("w1b", {63, 64, 1, 1})}}, conv_params());
+  NodeId three = g.add(OpType::conv2d, {{dense}, {g.add_weight("w3", {63, 21, 1, 1})}}, conv_params());
+  g.add_output({three});
+  std::vector<Match> m = forward_matches(g, rule);
+  REQUIRE(m.size() == 1);  // 32 groups; not 1 (dense) nor 3 groups
+  CHECK(m[0].nodes[m[0].nodes.size() - 1] == grouped);
+  DirectedRule d = compile_rule(rule, 0).at(0);
+  std::optional<Graph> out = apply_rule(g, m[0], d);
+  REQUIRE(out);
+  bool found = false;
+  for (const Node& n : out->nodes())
+    if (n.op == OpType::merge_groups) {
+      found = true;
+      CHECK(n.params.groups == 32);
+      CHECK(n.params.into == 16);
+      CHECK(n.output(0).shape == Shape{64, 4, 3, 3});
+    }
+  CHECK(found);
+  CHECK(numerical_check(g, *out, 5, int64_t(1) << 40).passed);
+  // Applied again, to the merged kernel: 16 groups into 8, reading merge_groups' output.
+  std::vector<Match> again = forward_matches(*out, rule);
+  REQUIRE(again.size() == 1);
+  std::optional<Graph> twice = apply_rule(*out, again[0], d);
+  REQUIRE(twice);
+  int merges = 0;
+  for (const Node& n : twice->nodes())
+    if (n.op == OpType::merge_groups) merges += n.params.groups == 16 && n.params.into == 8;
+  CHECK(merges == 1);
+  CHECK(numerical_check(g, *twice, 6, int64_t(1) << 40).passed);
+}
+
+TEST_CASE("under the H100 roofline with tiles the search merges ResNeXt's tiny groups") {
+  // A ResNeXt-50 stage-1 3x3 convolution: 128 channels in 32 groups of 4, 56x56.
+  Graph g;
+  NodeId x = g.add_input("x", {1, 128, 56, 56});
+  NodeId c =
+      g.add(OpType::conv2d, {{x}, {g.add_weight("w", {128, 4, 3, 3})}}, conv_params(1, Activation::relu));
+  g.add_output({c});
+  AnalyticCostModel cost("analytic:h100", find_device_profile("h100"));
+  OptimizeResult r = optimize(g, {merge_groups_rule(Activation::relu)}, cost, options(1.05));
+  CHECK(applied(r, "conv2d -> merge_groups,conv2d"));
+  CHECK(r.cost_after_ms < r.cost_before_ms);
+  CHECK(r.check.passed);
+  for (const Node& n : r.graph.nodes())
+    if (n.op == OpType::conv2d)
+      CHECK(conv_groups(r.graph.shape(n.inputs()[0]), r.graph.shape(n.inputs()[1])) < 32);
 }

@@ -18,6 +18,9 @@ superopt_cli_test(verify_axioms_wrong 1 "" STDOUT "conv_relu_linear +FAILED.*\n 
                   COMMAND ${superopt_bin} verify-axioms --axioms ${axiom_data}/wrong.ax --max-dim 2)
 superopt_cli_test(verify_axioms_one 0 "" STDOUT "conv_ewadd_input +passed +obligations +[1-9].*validation: 1 passed, 0 FAILED"
                   COMMAND ${superopt_bin} verify-axioms --only conv_ewadd_input --max-dim 2 --no-redundancy)
+# merge_groups' axiom at 2 groups into 1 and 2 (the smallest dimensions where groups merge).
+superopt_cli_test(verify_axioms_merge_groups 0 "" STDOUT "conv_merge_groups +passed +obligations +[1-9].*validation: 1 passed, 0 FAILED"
+                  COMMAND ${superopt_bin} verify-axioms --only conv_merge_groups --max-dim 2 --no-redundancy)
 superopt_cli_test(verify_axioms_json 0 "" STDOUT "\"name\":\"ewmul_comm\",\"result\":\"passed\".*\"redundant\":.*\"wall_seconds\":"
                   COMMAND ${superopt_bin} verify-axioms --only ewmul_comm --max-dim 2 --json)
 superopt_cli_test(verify_axioms_help 0 "" STDOUT "--max-dim" COMMAND ${superopt_bin} verify-axioms --help)

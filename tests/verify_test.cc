@@ -147,7 +147,33 @@ Rule transpose_one_ewmul_factor() {
   return b.rule();
 }
 
+// conv(x, kg) with 2 groups = conv(x, merge_groups(kg)) with 1 (TASO's merge_gconv),
+// or, wrong, with merge_groups told the kernel had 4 groups (the blocks misplaced).
+Rule merge_groups_rule(Activation act, int32_t stated_groups) {
+  RuleBuilder b;
+  auto [x, x2] = b.input("i", Shape{2, 4, 5, 5});
+  auto [w, w2] = b.input("kg", Shape{4, 2, 3, 3}, true);
+  OpParams conv;
+  conv.activation = act;
+  OpParams merge;
+  merge.groups = stated_groups;
+  merge.into = stated_groups / 2;
+  b.source.add_output(op(b.source, OpType::conv2d, {x, w}, conv));
+  b.target.add_output(
+      op(b.target, OpType::conv2d, {x2, op(b.target, OpType::merge_groups, {w2}, merge)}, conv));
+  return b.rule();
+}
+
 }  // namespace
+
+TEST_CASE("merging a grouped convolution's groups is verified; misstated groups are refuted", "[verify]") {
+  CHECK(verdict(merge_groups_rule(Activation::none, 2)) == RuleStatus::verified);
+  CHECK(verdict(merge_groups_rule(Activation::relu, 2)) == RuleStatus::verified);
+  // merge_groups[groups=4, into=2] of a 2-group kernel gives a 2-group kernel [4,4,3,3] whose
+  // blocks are not where the 2-group convolution had them.
+  RuleVerifier verifier(taso_axioms(), VerifyLimits{});
+  CHECK(verifier.verify(merge_groups_rule(Activation::none, 4)).status == RuleStatus::refuted);
+}
 
 TEST_CASE("the rules of TASO's Figure 2 are verified", "[verify]") {
   CHECK(verdict(matmul_fusion()) == RuleStatus::verified);
@@ -224,8 +250,8 @@ TEST_CASE("the TASO axiom file parses and covers the taso operator set", "[verif
   CHECK(ax.axioms.size() >= 43);
   for (OpType op :
        {OpType::ewadd, OpType::ewmul, OpType::smul, OpType::transpose, OpType::matmul, OpType::conv2d,
-        OpType::enlarge, OpType::relu, OpType::pool_avg, OpType::pool_max, OpType::concat, OpType::split,
-        OpType::c_pool, OpType::i_conv, OpType::i_matmul, OpType::i_ewmul})
+        OpType::enlarge, OpType::merge_groups, OpType::relu, OpType::pool_avg, OpType::pool_max,
+        OpType::concat, OpType::split, OpType::c_pool, OpType::i_conv, OpType::i_matmul, OpType::i_ewmul})
     CHECK(ax.mentions(op));
   CHECK_FALSE(ax.mentions(OpType::softmax));
 }

@@ -211,6 +211,9 @@ class EntryParser {
       case Param::axis:
         if (auto v = var_of(VarKind::axis)) return {{*v, 0}};
         return {{"", take_number()}};
+      case Param::groups:
+      case Param::into:
+        return {dim_atom()};
       case Param::epsilon:
         fail(std::string(op_name(op)) + ": epsilon cannot be written in axioms");
     }
@@ -253,7 +256,8 @@ class EntryParser {
       auto it = given.find(param);
       if (it != given.end()) {
         atoms.insert(atoms.end(), it->second.begin(), it->second.end());
-      } else if (param == Param::shape || param == Param::kernel || param == Param::axis) {
+      } else if (param == Param::shape || param == Param::kernel || param == Param::axis ||
+                 param == Param::groups || param == Param::into) {
         fail(std::string(op_name(op)) + " needs its " + std::string(param_name(param)) + " parameter");
       } else {
         for (size_t k = 0; k < width; ++k) atoms.push_back({"", defaults[default_pos + k]});

@@ -48,6 +48,8 @@ std::vector<int64_t> param_ints(OpType op, const OpParams& p) {
   if (takes(op, Param::activation)) v.push_back(p.activation == Activation::none ? 0 : 1);
   if (takes(op, Param::axis)) v.push_back(p.axis);
   if (takes(op, Param::epsilon)) v.push_back(std::bit_cast<uint32_t>(p.epsilon));
+  if (takes(op, Param::groups)) v.push_back(p.groups);
+  if (takes(op, Param::into)) v.push_back(p.into);
   return v;
 }
 
@@ -86,6 +88,8 @@ OpParams params_from_ints(OpType op, std::span<const int64_t> ints) {
     p.activation = in_range(next(), 0, 1, "activation") ? Activation::relu : Activation::none;
   if (takes(op, Param::axis)) p.axis = static_cast<int32_t>(in_range(next(), 0, kMaxRank - 1, "axis"));
   if (takes(op, Param::epsilon)) p.epsilon = std::bit_cast<float>(static_cast<uint32_t>(next()));
+  if (takes(op, Param::groups)) p.groups = static_cast<int32_t>(in_range(next(), 1, 1 << 20, "groups"));
+  if (takes(op, Param::into)) p.into = static_cast<int32_t>(in_range(next(), 1, 1 << 20, "into"));
   return p;
 }
 
@@ -101,8 +105,10 @@ std::vector<int64_t> node_ints(OpType op, const OpParams& p, int64_t conv_groups
 
 std::string function_name(OpType op, int port, int num_ints) {
   std::string name(op_name(op));
-  if (op_info(op).num_outputs > 1) name += "." + std::to_string(port);
-  if (op_info(op).takes(Param::shape)) name += "/" + std::to_string(num_ints - num_param_ints(op, 0));
+  // append, not operator+: GCC 12 warns falsely (-Wrestrict) on the temporaries.
+  if (op_info(op).num_outputs > 1) name.append(".").append(std::to_string(port));
+  if (op_info(op).takes(Param::shape))
+    name.append("/").append(std::to_string(num_ints - num_param_ints(op, 0)));
   return name;
 }
 

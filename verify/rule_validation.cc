@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "runtime/arith.h"
 #include "runtime/error.h"
@@ -21,6 +22,10 @@ const std::map<int64_t, int64_t> kValidationSizes[] = {
     {{2, 2}, {4, 2}, {5, 4}, {6, 4}, {8, 4}},
     {{2, 1}, {4, 5}, {5, 2}, {6, 2}, {8, 6}},
 };
+
+// For rules that fit neither: channel counts kept, images shrunk. merge_groups'
+// parameters tie a kernel to its group count, which the maps above change.
+const std::map<int64_t, int64_t> kChannelKeepingSizes = {{5, 3}};
 
 Shape mapped(const Shape& s, const std::map<int64_t, int64_t>& sizes) {
   Shape out;
@@ -74,39 +79,52 @@ Graph with_dimensions_mapped(const Graph& g, const std::map<int64_t, int64_t>& s
   return with_shapes(g, [&](const Node& n) { return mapped(n.params.shape, sizes); });
 }
 
+namespace {
+
+// Both sides at one size map; nullopt when the rule's operators do not fit it.
+std::optional<RuleValidation> validate_at(z3::context& ctx, const Rule& rule,
+                                          const std::map<int64_t, int64_t>& sizes, unsigned timeout_ms) {
+  Graph source, target;
+  try {
+    source = with_dimensions_mapped(rule.source, sizes);
+    target = with_dimensions_mapped(rule.target, sizes);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  // All-symbolic with the simplifier alone first, where products stay of low
+  // degree; what it leaves open goes to the solver with weights as random
+  // integers (see SymbolicWeights).
+  SymbolicComparison c;
+  if (multiplications(source) <= 1 && multiplications(target) <= 1)
+    c = compare_symbolically(ctx, source, target, 0);
+  if (c.result == Comparison::unknown)
+    c = compare_symbolically(ctx, source, target, timeout_ms, SymbolicWeights::random_integers);
+  if (c.result == Comparison::equal) return RuleValidation{Validation::passed, ""};
+  // Uninterpreted functions may differ where the real ones agree (relu is
+  // monotone, for one): only a concrete difference refutes.
+  if (std::optional<std::string> witness = concrete_difference(source, target))
+    return RuleValidation{Validation::refuted, "differs at " + source_shapes(source) + ": " + *witness};
+  return RuleValidation{
+      Validation::inconclusive,
+      "small-tensor validation at " + source_shapes(source) + ": " +
+          (c.result == Comparison::unknown ? c.detail : "equal only for the real non-linear functions")};
+}
+
+}  // namespace
+
 RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms) {
-  RuleValidation v;
-  v.result = Validation::passed;
+  RuleValidation v{Validation::passed, ""};
   int variants_run = 0;
   for (const auto& sizes : kValidationSizes) {
-    Graph source, target;
-    try {
-      source = with_dimensions_mapped(rule.source, sizes);
-      target = with_dimensions_mapped(rule.target, sizes);
-    } catch (const Error&) {
-      continue;  // the rule's operators do not fit these sizes
-    }
+    std::optional<RuleValidation> at = validate_at(ctx, rule, sizes, timeout_ms);
+    if (!at) continue;
     ++variants_run;
-    // All-symbolic with the simplifier alone first, where products stay of low
-    // degree; what it leaves open goes to the solver with weights as random
-    // integers (see SymbolicWeights).
-    SymbolicComparison c;
-    if (multiplications(source) <= 1 && multiplications(target) <= 1)
-      c = compare_symbolically(ctx, source, target, 0);
-    if (c.result == Comparison::unknown)
-      c = compare_symbolically(ctx, source, target, timeout_ms, SymbolicWeights::random_integers);
-    if (c.result == Comparison::equal) continue;
-    // Uninterpreted functions may differ where the real ones agree (relu is
-    // monotone, for one): only a concrete difference refutes.
-    if (std::optional<std::string> witness = concrete_difference(source, target)) {
-      return {Validation::refuted, "differs at " + source_shapes(source) + ": " + *witness};
-    }
-    v = {Validation::inconclusive,
-         "small-tensor validation at " + source_shapes(source) + ": " +
-             (c.result == Comparison::unknown ? c.detail : "equal only for the real non-linear functions")};
+    if (at->result == Validation::refuted) return *at;
+    if (at->result == Validation::inconclusive) v = *at;
   }
-  if (variants_run == 0) return {Validation::inconclusive, "no small sizes fit the rule's operators"};
-  return v;
+  if (variants_run > 0) return v;
+  if (std::optional<RuleValidation> at = validate_at(ctx, rule, kChannelKeepingSizes, timeout_ms)) return *at;
+  return {Validation::inconclusive, "no small sizes fit the rule's operators"};
 }
 
 }  // namespace superopt::verify

@@ -48,7 +48,7 @@ z3::expr TensorTheory::apply(OpType op, int port, const z3::expr_vector& ints, c
   const int num_ints = static_cast<int>(ints.size()), num_args = static_cast<int>(args.size());
   std::string name = function_name(op, port, num_ints);
   // concat with more than two inputs is its own function: no axiom speaks of it.
-  if (op == OpType::concat && num_args != 2) name += "#" + std::to_string(num_args);
+  if (op == OpType::concat && num_args != 2) name.append("#").append(std::to_string(num_args));
   if (has_one_element_symbol(op) && one_element_inputs) name += ".1";
   z3::func_decl f = function(name, num_ints, num_args);
   z3::expr_vector all(ctx_);
