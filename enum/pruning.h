@@ -25,9 +25,8 @@ using TensorEquality = std::function<bool(int source_tensor, int target_tensor)>
 // common subgraph containing all outputs). Without that last test,
 // conv(x, enlarge(k)) = conv(x, k) (and conv(x, merge_groups(k))) would be
 // dropped as implied by enlarge(k) = k, which is no rule at all (the shapes
-// differ), and so would
-// relu(relu(x)) = relu(x). Invariant under renaming, so it commutes with the
-// renaming pruning.
+// differ), and so would relu(relu(x)) = relu(x). Invariant under renaming, so
+// it commutes with the renaming pruning.
 bool has_common_subgraph(const CandidateRule& rule, const Opset& opset, const TensorEquality& equal);
 
 }  // namespace superopt
