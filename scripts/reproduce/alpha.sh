@@ -8,21 +8,7 @@
 #   scripts/reproduce/alpha.sh [--quick] [--out DIR] [--superopt BIN] [--rules FILE]
 #       [--allow-unverified] [--models "A B"] [--alphas "1 1.05"] [--budget N] [--time-limit S]
 usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--rules FILE] [--allow-unverified] [--models \"A B\"] [--alphas \"1 1.05\"] [--budget N] [--time-limit S]"
-models=
-alphas=
-budget=
-time_limit=
-parse_extra() {
-  while [ $# -gt 0 ]; do
-    case $1 in
-      --models) models=$2; shift 2 ;;
-      --alphas) alphas=$2; shift 2 ;;
-      --budget) budget=$2; shift 2 ;;
-      --time-limit) time_limit=$2; shift 2 ;;
-      *) return 1 ;;
-    esac
-  done
-}
+accepts="--models --alphas --budget --time-limit"
 source "$(dirname "$0")/common.sh"
 
 if [ "$quick" = 1 ]; then

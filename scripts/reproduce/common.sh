@@ -1,6 +1,8 @@
-# Sourced by the reproduction scripts after they set $usage and their defaults.
+# Sourced by the reproduction scripts after they set $usage and $accepts (the
+# valued flags they take of --models, --sizes, --alphas, --budget, --time-limit).
 # Parses the shared flags (--quick, --out DIR, --superopt BIN, --rules FILE,
-# --allow-unverified; others go to the script's parse_extra), builds superopt
+# --allow-unverified) and those into $models, $sizes, $alphas, $budget,
+# $time_limit (empty unless given), builds superopt
 # unless --superopt names one, lets MPI run as root, makes a scratch folder
 # $work (removed on exit), and defines rules_for N (a rule database of up to N
 # operators: generated, then verified unless --allow-unverified).
@@ -11,7 +13,7 @@ out=$root/scripts/reproduce/out
 superopt=
 rules=
 unverified=
-extra_args=()
+models= sizes= alphas= budget= time_limit=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
@@ -20,13 +22,14 @@ while [ $# -gt 0 ]; do
     --rules) rules=$2; shift 2 ;;
     --allow-unverified) unverified=--allow-unverified; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
-    *) extra_args+=("$1"); shift ;;
+    --models|--sizes|--alphas|--budget|--time-limit)
+      if [[ " ${accepts-} " != *" $1 "* ]] || [ $# -lt 2 ]; then echo "$usage" >&2; exit 2; fi
+      name=${1#--}
+      printf -v "${name//-/_}" '%s' "$2"
+      shift 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
-if [ ${#extra_args[@]} -gt 0 ] && ! parse_extra "${extra_args[@]}"; then
-  echo "$usage" >&2
-  exit 2
-fi
 if [ -z "$superopt" ]; then
   (cd "$root" && bash scripts/build.sh >/dev/null)
   superopt=$root/build/superopt

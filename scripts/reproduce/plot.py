@@ -41,7 +41,7 @@ def grouped_bars(ax, groups, series, values, log=False):
     ax.set_xticklabels(groups)
     if log:
         ax.set_yscale("log")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
 
 
 def pruning(rows, png):
@@ -66,7 +66,7 @@ def rule_size(rows, png):
     sizes = list(OrderedDict.fromkeys(r["max_ops"] for r in rows))
     series = [f"up to {n} op" + ("s" if n != "1" else "") for n in sizes]
     values = {(r["model"], series[sizes.index(r["max_ops"])]): float(r["speedup"]) for r in rows}
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(models)), 4.5))
+    fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(models)), 4.5))
     grouped_bars(ax, models, series, values)
     ax.axhline(1.0, color="gray", linewidth=0.8)
     ax.set_ylabel("relative speedup over the input graph (cost model)")

@@ -6,7 +6,7 @@
 # scripts/reproduce/out) and prints the table.
 #   scripts/reproduce/pruning-table.sh [--quick] [--out DIR] [--superopt BIN]
 usage="usage: $0 [--quick] [--out DIR] [--superopt BIN]"
-parse_extra() { return 1; }
+accepts=""
 source "$(dirname "$0")/common.sh"
 
 sizes="3 4"

@@ -8,25 +8,11 @@
 #   scripts/reproduce/rule-size.sh [--quick] [--out DIR] [--superopt BIN] [--rules FILE]
 #       [--allow-unverified] [--sizes "1 2 3 4"] [--models "A B"] [--budget N] [--time-limit S]
 usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--rules FILE] [--allow-unverified] [--sizes \"1 2 3 4\"] [--models \"A B\"] [--budget N] [--time-limit S]"
-sizes=
-models=
-budget=
-time_limit=
-parse_extra() {
-  while [ $# -gt 0 ]; do
-    case $1 in
-      --sizes) sizes=$2; shift 2 ;;
-      --models) models=$2; shift 2 ;;
-      --budget) budget=$2; shift 2 ;;
-      --time-limit) time_limit=$2; shift 2 ;;
-      *) return 1 ;;
-    esac
-  done
-}
+accepts="--models --sizes --budget --time-limit"
 source "$(dirname "$0")/common.sh"
 
 if [ "$quick" = 1 ]; then
-  : "${sizes:=1 2 3}" "${models:=resnet_blocks:2 nasrnn}" "${budget:=30}" "${time_limit:=20}"
+  : "${sizes:=1 2 3}" "${models:=squeezenet nasrnn}" "${budget:=30}" "${time_limit:=20}"
   [ -z "$rules" ] && unverified=--allow-unverified
 else
   : "${sizes:=1 2 3 4}" "${models:=resnet50 resnext50 nasnet_a nasrnn bert}" "${budget:=1000}" "${time_limit:=60}"

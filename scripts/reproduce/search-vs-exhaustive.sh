@@ -12,17 +12,7 @@
 #   scripts/reproduce/search-vs-exhaustive.sh [--quick] [--out DIR] [--superopt BIN] [--rules FILE]
 #       [--allow-unverified] [--models "A B"] [--time-limit S]
 usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--rules FILE] [--allow-unverified] [--models \"A B\"] [--time-limit S]"
-models=
-time_limit=
-parse_extra() {
-  while [ $# -gt 0 ]; do
-    case $1 in
-      --models) models=$2; shift 2 ;;
-      --time-limit) time_limit=$2; shift 2 ;;
-      *) return 1 ;;
-    esac
-  done
-}
+accepts="--models --time-limit"
 source "$(dirname "$0")/common.sh"
 
 if [ "$quick" = 1 ]; then
