@@ -88,12 +88,13 @@ def search(rows, png):
     grouped_bars(ax, models, ["exhaustive", "backtracking (alpha 1.05)"], values, log=True)
     ax.set_ylabel("search time, seconds (log scale)")
     ax.set_title("MetaFlow Table 3: exhaustive versus backtracking search time")
-    for i, r in enumerate(rows):
-        mark = "same graph" if r["same_graph"] == "yes" else "same cost" if r["same_cost"] == "yes" else "differs"
+    labels = []
+    for r in rows:
+        mark = "same graph" if r["same_graph"] == "yes" else "same cost" if r["same_cost"] == "yes" else "costs differ"
         if r["exhaustive_finished"] != "yes":
             mark += "\n(exhaustive stopped\nby the time limit)"
-        ax.annotate(mark, (i, ax.get_ylim()[0]), xytext=(0, 4), textcoords="offset points", ha="center",
-                    fontsize=8, color="darkgreen" if r["same_cost"] == "yes" else "darkred")
+        labels.append(f"{r['model']}\n{mark}")
+    ax.set_xticklabels(labels, fontsize=8)
     fig.tight_layout()
     fig.savefig(png, dpi=120)
 
