@@ -107,7 +107,10 @@ def alpha(rows, png):
     for ax, model in zip(axes[0], models):
         mine = [r for r in rows if r["model"] == model]
         xs = [float(r["alpha"]) for r in mine]
-        ax.bar(range(len(xs)), [float(r["search_seconds"]) for r in mine], color="tab:blue", alpha=0.6)
+        bars = ax.bar(range(len(xs)), [float(r["search_seconds"]) for r in mine], color="tab:blue", alpha=0.6)
+        for bar, r in zip(bars, mine):
+            if r["finished"] != "yes":
+                bar.set_hatch("//")
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels([r["alpha"] for r in mine], fontsize=8)
         ax.set_xlabel("alpha")
@@ -116,7 +119,7 @@ def alpha(rows, png):
         twin.plot(range(len(xs)), [float(r["cost_after_ms"]) for r in mine], "o-", color="red")
         twin.set_ylabel("best cost found, ms (red line)", color="red")
         ax.set_title(model)
-    fig.suptitle("MetaFlow Figure 10: best cost and search time against alpha")
+    fig.suptitle("MetaFlow Figure 10: best cost and search time against alpha (hatched: stopped by the time limit)")
     fig.tight_layout()
     fig.savefig(png, dpi=120)
 
