@@ -91,8 +91,9 @@ def search(rows, png):
     labels = []
     for r in rows:
         mark = "same graph" if r["same_graph"] == "yes" else "same cost" if r["same_cost"] == "yes" else "costs differ"
-        if r["exhaustive_finished"] != "yes":
-            mark += "\n(exhaustive stopped\nby the time limit)"
+        stopped = [k for k in ("exhaustive", "backtracking") if r[k + "_finished"] != "yes"]
+        if stopped:
+            mark += f"\n({' and '.join(stopped) if len(stopped) < 2 else 'both'} stopped\nby the time limit)"
         labels.append(f"{r['model']}\n{mark}")
     ax.set_xticklabels(labels, fontsize=8)
     fig.tight_layout()
