@@ -114,7 +114,8 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
                                   const SearchLimits& limits) {
   auto start = std::make_shared<const Graph>(g);
   Candidate best{start, graph_cost_ms(g, cost), nullptr};
-  SearchOutcome out{g, best.cost_ms, best.cost_ms, 0, {}};
+  SearchOutcome out{g, best.cost_ms, best.cost_ms, 0, false, {}};
+  bool dropped = false;                    // a graph fell off the end of a full queue
   std::multimap<double, Candidate> queue;  // cheapest first
   SeenGraphs seen;
   seen.insert(canonical_hash(g), start);
@@ -130,8 +131,10 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       // cost them before copying the graph.
       if (std::optional<double> c = estimate(rule, m)) {
         if (!(*c < limits.alpha * best.cost_ms)) return;
-        if (int(queue.size()) >= limits.max_queue && *c >= queue.rbegin()->first && *c >= best.cost_ms)
+        if (int(queue.size()) >= limits.max_queue && *c >= queue.rbegin()->first && *c >= best.cost_ms) {
+          dropped = true;
           return;
+        }
       }
       std::optional<Graph> next = apply_rule(*current.graph, m, rule);
       if (!next || runtime_hash(*next) == current_runtime) return;  // only load-time work changed
@@ -146,9 +149,13 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       Candidate cand{graph, c, history};
       if (c < best.cost_ms) best = cand;
       queue.emplace(c, cand);
-      if (int(queue.size()) > limits.max_queue) queue.erase(std::prev(queue.end()));
+      if (int(queue.size()) > limits.max_queue) {
+        queue.erase(std::prev(queue.end()));
+        dropped = true;
+      }
     });
   }
+  out.finished = queue.empty() && !dropped;
   out.best = *best.graph;
   out.best_cost_ms = best.cost_ms;
   out.history = unwind(best.history);

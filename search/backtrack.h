@@ -38,6 +38,7 @@ struct SearchOutcome {
   double start_cost_ms = 0;
   double best_cost_ms = 0;
   int64_t explored = 0;
+  bool finished = false;     // the queue ran empty: nothing left within the limits but alpha
   std::vector<int> history;  // indices into RuleIndex::rules, in application order
 };
 

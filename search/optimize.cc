@@ -1,6 +1,7 @@
 // optimize(): choose the usable rules, search (whole graph or split into
 // parts), count what is precomputed at load time, and check the result.
 #include <chrono>
+#include <limits>
 
 #include "runtime/cost_model.h"
 #include "runtime/error.h"
@@ -48,6 +49,11 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   limits.alpha = options.alpha;
   limits.budget = options.budget;
   limits.max_queue = options.max_queue;
+  if (options.exhaustive) {
+    limits.alpha = std::numeric_limits<double>::infinity();
+    limits.budget = std::numeric_limits<int64_t>::max() / 128;  // the split takes percentages of it
+    limits.max_queue = std::numeric_limits<int>::max();
+  }
   limits.deadline = start + std::chrono::duration_cast<search::Clock::duration>(
                                 std::chrono::duration<double>(options.time_limit_s));
 
@@ -58,6 +64,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   result.cost_before_ms = outcome.search.start_cost_ms;
   result.cost_after_ms = outcome.search.best_cost_ms;
   result.graphs_explored = outcome.search.explored;
+  result.finished = outcome.search.finished;
   result.parts = outcome.parts;
   for (int r : outcome.search.history) {
     const std::string& label = index.rules[r].label;

@@ -3,6 +3,7 @@
 // optimized graph only when the numerical check passes.
 #include <malloc.h>
 
+#include <cinttypes>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "runtime/command_line.h"
+#include "runtime/graph_hash.h"
 #include "runtime/graph_json.h"
 #include "runtime/model_zoo.h"
 #include "search/search.h"
@@ -22,7 +24,8 @@ namespace po = boost::program_options;
 
 constexpr const char* kUsage =
     "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
-    "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--out FILE] [--json] [--allow-unverified]";
+    "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
+    "[--allow-unverified]";
 
 struct OptimizeArgs {
   std::string model, rules, cost = "analytic:h100", out;
@@ -45,7 +48,9 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "out", po::value(&a.out), "write the optimized graph here (JSON)")("json", po::bool_switch(&a.json),
                                                                          "print one JSON object")(
       "allow-unverified", po::bool_switch(&o.allow_unverified), "also use candidate (unverified) rules")(
-      "seed", po::value(&o.seed), "seed of the numerical check's inputs and weights (default 1)");
+      "seed", po::value(&o.seed), "seed of the numerical check's inputs and weights (default 1)")(
+      "exhaustive", po::bool_switch(&o.exhaustive),
+      "no alpha pruning, budget or queue bound: only --time-limit stops the search");
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
@@ -98,6 +103,12 @@ std::string fixed(double x, int digits) {
   return buf;
 }
 
+std::string hex_hash(const Graph& g) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, canonical_hash(g));
+  return buf;
+}
+
 Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators) {
   Json applied = Json::object();
   for (const auto& [label, count] : r.rules_applied) applied[label] = count;
@@ -108,6 +119,8 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"cost_after", r.cost_after_ms},
           {"speedup", r.cost_before_ms / r.cost_after_ms},
           {"graphs_explored", r.graphs_explored},
+          {"exhaustive", a.options.exhaustive},
+          {"finished", r.finished},
           {"search_seconds", r.search_seconds},
           {"alpha", a.options.alpha},
           {"budget", a.options.budget},
@@ -116,6 +129,7 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"rules_usable", r.rules_used},
           {"rules_applied", applied},
           {"rule_sequence", r.rule_sequence},
+          {"graph_hash", hex_hash(r.graph)},
           {"precomputed_operators", r.precomputed_operators},
           {"folded_operators", r.folded_operators},
           {"fallbacks", cost.fallbacks()},
@@ -132,7 +146,7 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << "cost before:      " << fixed(r.cost_before_ms, 4) << " ms\n"
             << "cost after:       " << fixed(r.cost_after_ms, 4) << " ms\n"
             << "speedup:          " << fixed(r.cost_before_ms / r.cost_after_ms, 3) << "x\n"
-            << "graphs explored:  " << r.graphs_explored << "\n"
+            << "graphs explored:  " << r.graphs_explored << (r.finished ? " (all within the limits)\n" : "\n")
             << "search time:      " << fixed(r.search_seconds, 2) << " s\n"
             << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"
             << "precomputed:      " << r.precomputed_operators << " operators at load time, "

@@ -22,6 +22,7 @@ struct PartsOutcome {
   std::vector<std::vector<NodeId>> nodes;   // the node sets that could be cut out
   std::vector<Part> parts;                  // each optimized (or as it was)
   std::vector<std::vector<int>> histories;  // the rules that optimized each
+  bool finished = true;                     // every search ran its queue empty
 };
 
 // Extracts and searches each node set; sets that cannot stand alone stay as they
@@ -44,6 +45,7 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
     SearchOutcome found = backtracking_search(part.graph, rules, cost, part_limits);
     explored += found.explored;
     budget -= found.explored;
+    out.finished &= found.finished;
     if (found.best_cost_ms < found.start_cost_ms) {
       part.graph = std::move(found.best);
       out.histories.push_back(std::move(found.history));
@@ -185,6 +187,7 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   out.search.explored += polish.explored;
   out.search.history.insert(out.search.history.end(), polish.history.begin(), polish.history.end());
   out.search.best_cost_ms = polish.best_cost_ms;
+  out.search.finished = first.finished && second.finished && polish.finished;
   out.search.best = std::move(polish.best);
   if (!(out.search.best_cost_ms <= out.search.start_cost_ms)) {
     out.search.best = g;

@@ -20,6 +20,9 @@ struct SearchOptions {
   double time_limit_s = 60;  // wall clock for the search
   int split_threshold = 30;  // operators per part; 0 = no split
   int max_queue = 256;       // graphs held in the queue; the costliest go first
+  // MetaFlow's baseline: no alpha pruning, no budget, no queue bound; only the
+  // time limit stops it (OptimizeResult::finished says whether it ran out).
+  bool exhaustive = false;
   bool allow_unverified = false;
   bool check = true;  // run the numerical check
   uint64_t seed = 1;  // of the check's random inputs and weights
@@ -40,6 +43,7 @@ struct OptimizeResult {
   double cost_before_ms = 0;
   double cost_after_ms = 0;
   int64_t graphs_explored = 0;  // taken from the queue and expanded
+  bool finished = false;        // every search emptied its queue before a limit stopped it
   double search_seconds = 0;
   int parts = 1;                             // after the graph split
   std::map<std::string, int> rules_applied;  // label -> count, along the best graph's history

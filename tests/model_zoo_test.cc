@@ -156,6 +156,22 @@ TEST_CASE("the MetaFlow and OCGGS models have their published sizes", "[models]"
   REQUIRE(count_ops(resnet34, OpType::conv2d) == 1 + 32 + 3);
   REQUIRE(flops(resnet34) > 6.8e9);  // 3.6 GMACs
   REQUIRE(flops(resnet34) < 7.6e9);
+  Graph resnet18 = build_builtin_model("resnet18");
+  REQUIRE(count_ops(resnet18, OpType::conv2d) == 1 + 16 + 3);
+  REQUIRE(flops(resnet18) > 3.4e9);  // 1.8 GMACs
+  REQUIRE(flops(resnet18) < 3.8e9);
+  // MetaFlow Table 3's CNNs, convolutional parts: torchvision's weights less biases.
+  Graph alexnet = build_builtin_model("alexnet");
+  REQUIRE(alexnet.shape(alexnet.outputs()[0]) == Shape{1, 256, 6, 6});
+  REQUIRE(parameters(alexnet) == 2469696 - 1152);
+  REQUIRE(flops(alexnet) > 1.2e9);  // 0.66 GMACs at 227x227
+  REQUIRE(flops(alexnet) < 1.4e9);
+  Graph vgg16 = build_builtin_model("vgg16");
+  REQUIRE(vgg16.shape(vgg16.outputs()[0]) == Shape{1, 512, 7, 7});
+  REQUIRE(count_ops(vgg16, OpType::conv2d) == 13);
+  REQUIRE(parameters(vgg16) == 14714688 - 4224);
+  REQUIRE(flops(vgg16) > 30e9);  // 15.4 GMACs
+  REQUIRE(flops(vgg16) < 31.5e9);
   // OCGGS section 6.3: ResNet blocks of 5 operators, Inception-E blocks of 13.
   REQUIRE(build_builtin_model("resnet_blocks:6").num_operators() == 30);
   REQUIRE(build_builtin_model("inceptione_blocks:3").num_operators() == 39);

@@ -38,7 +38,7 @@ superopt_optimize_test(optimize_json 0 ""
 
 # Every builtin model: a short search whose result passes the numerical check.
 foreach(model resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet resnet34 sru resnet_blocks:2
-              inceptione_blocks:2)
+              inceptione_blocks:2 alexnet vgg16 resnet18)
   string(REPLACE ":" "_" test_name ${model})
   superopt_optimize_test(optimize_builtin_${test_name} 0 "" STDOUT "check: +passed"
     COMMAND ${superopt_bin} optimize builtin:${model} --rules ${search_taso3} --allow-unverified --budget 20)

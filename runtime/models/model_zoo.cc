@@ -27,6 +27,9 @@ const Builtin kModels[] = {
     {"squeezenet", models::squeezenet},
     {"resnet34", models::resnet34},
     {"sru", models::sru},
+    {"alexnet", models::alexnet},
+    {"vgg16", models::vgg16},
+    {"resnet18", models::resnet18},
 };
 
 struct BlockFamily {

@@ -7,6 +7,7 @@ namespace superopt::models {
 
 Graph resnet50();
 Graph resnet34();
+Graph resnet18();
 Graph resnext50();
 Graph resnet_blocks(int blocks);
 Graph inception_v3();
@@ -16,5 +17,7 @@ Graph nasnet_a();
 Graph nasrnn();
 Graph sru();
 Graph bert();
+Graph alexnet();
+Graph vgg16();
 
 }  // namespace superopt::models

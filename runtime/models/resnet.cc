@@ -1,5 +1,5 @@
-// The ResNet family: TASO's ResNet-50 and ResNeXt-50, MetaFlow's ResNet-34 and
-// OCGGS's stacked ResNet blocks. Batch norm is folded into the convolutions
+// The ResNet family: TASO's ResNet-50 and ResNeXt-50, MetaFlow's ResNet-18/34
+// and OCGGS's stacked ResNet blocks. Batch norm is folded into the convolutions
 // (inference), so a layer is a convolution with relu fused where it has one.
 #include <string>
 
@@ -64,6 +64,19 @@ TensorRef bottleneck_stages(ModelBuilder& m, TensorRef t, const int64_t (&widths
   return t;
 }
 
+// ImageNet stem, then basic blocks per stage at 64/128/256/512 channels
+// (ResNet-18/34); stages 2-4 start with a stride-2 block.
+Graph basic_resnet(const int (&stage_blocks)[4]) {
+  ModelBuilder m;
+  const int64_t widths[4] = {64, 128, 256, 512};
+  TensorRef t = imagenet_stem(m, m.input("data", {1, 3, 224, 224}));
+  for (int stage = 0; stage < 4; ++stage)
+    for (int block = 0; block < stage_blocks[stage]; ++block)
+      t = basic_block(m, block_name(stage, block), t, widths[stage], (stage > 0 && block == 0) ? 2 : 1);
+  m.output(t);
+  return std::move(m.graph);
+}
+
 }  // namespace
 
 // TASO's ResNet-50 (examples/resnet50.py): input 1x64x56x56, i.e. after the
@@ -92,14 +105,14 @@ Graph resnext50() {
 // ResNet-34 as MetaFlow used it (He et al. Table 1): ImageNet stem, basic
 // blocks [3,4,6,3] at 64/128/256/512 channels; no classifier.
 Graph resnet34() {
-  ModelBuilder m;
-  const int64_t widths[4] = {64, 128, 256, 512};
-  TensorRef t = imagenet_stem(m, m.input("data", {1, 3, 224, 224}));
-  for (int stage = 0; stage < 4; ++stage)
-    for (int block = 0; block < kStageBlocks[stage]; ++block)
-      t = basic_block(m, block_name(stage, block), t, widths[stage], (stage > 0 && block == 0) ? 2 : 1);
-  m.output(t);
-  return std::move(m.graph);
+  return basic_resnet(kStageBlocks);
+}
+
+// ResNet-18 as in MetaFlow's search experiment (Table 3): ResNet-34 with
+// basic blocks [2,2,2,2]; no classifier.
+Graph resnet18() {
+  const int blocks[4] = {2, 2, 2, 2};
+  return basic_resnet(blocks);
 }
 
 // OCGGS's scaling experiment (section 6.3): K ResNet blocks of 5 operators

@@ -1,0 +1,60 @@
+# Sourced by the reproduction scripts after they set $usage and $accepts (the
+# valued flags they take of --models, --sizes, --alphas, --budget, --time-limit).
+# Parses the shared flags (--quick, --out DIR, --superopt BIN, --rules FILE,
+# --allow-unverified) and those into $models, $sizes, $alphas, $budget,
+# $time_limit (empty unless given), builds superopt
+# unless --superopt names one, lets MPI run as root, makes a scratch folder
+# $work (removed on exit), and defines rules_for N (a rule database of up to N
+# operators: generated, then verified unless --allow-unverified).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+quick=0
+out=$root/scripts/reproduce/out
+superopt=
+rules=
+unverified=
+models= sizes= alphas= budget= time_limit=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1; shift ;;
+    --out) out=$2; shift 2 ;;
+    --superopt) superopt=$2; shift 2 ;;
+    --rules) rules=$2; shift 2 ;;
+    --allow-unverified) unverified=--allow-unverified; shift ;;
+    -h|--help) echo "$usage"; exit 0 ;;
+    --models|--sizes|--alphas|--budget|--time-limit)
+      if [[ " ${accepts-} " != *" $1 "* ]] || [ $# -lt 2 ]; then echo "$usage" >&2; exit 2; fi
+      name=${1#--}
+      printf -v "${name//-/_}" '%s' "$2"
+      shift 2 ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$superopt" ]; then
+  (cd "$root" && bash scripts/build.sh >/dev/null)
+  superopt=$root/build/superopt
+fi
+mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+plot=$root/scripts/reproduce/plot.py
+
+# Prints the path of a database of rules of up to $1 operators (taso opset):
+# --rules when given for 3 operators, else generated into $work and verified
+# with 2 workers unless --allow-unverified.
+rules_for() {
+  local n=$1 db=$work/taso-$1.h5
+  if [ "$n" = 3 ] && [ -n "$rules" ]; then echo "$rules"; return; fi
+  if [ ! -f "$db" ]; then
+    "$superopt" enumerate --max-ops "$n" --out "$db" >/dev/null 2>&1
+    if [ -z "$unverified" ]; then
+      mpirun -n 3 --oversubscribe "$superopt" verify "$db" >/dev/null 2>&1
+    fi
+  fi
+  echo "$db"
+}
+
+# "verified" or "candidates (unverified)": what the optimizer may use.
+rules_kind() { if [ -n "$unverified" ]; then echo "candidates (unverified)"; else echo verified; fi; }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# TASO Figure 11: the optimized cost of each model (analytic:h100 cost model)
+# with rule databases limited to 1, 2, 3 and 4 operators, as relative speedup
+# over the input graph. Each database is generated and verified (2 verifier
+# workers) unless --allow-unverified; --rules FILE gives the 3-operator one.
+# --quick: sizes 1-3, two small models, budget 30 and candidate rules.
+# Writes rule-size.csv and rule-size.png into --out and prints the table.
+#   scripts/reproduce/rule-size.sh [--quick] [--out DIR] [--superopt BIN] [--rules FILE]
+#       [--allow-unverified] [--sizes "1 2 3 4"] [--models "A B"] [--budget N] [--time-limit S]
+usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--rules FILE] [--allow-unverified] [--sizes \"1 2 3 4\"] [--models \"A B\"] [--budget N] [--time-limit S]"
+accepts="--models --sizes --budget --time-limit"
+source "$(dirname "$0")/common.sh"
+
+if [ "$quick" = 1 ]; then
+  : "${sizes:=1 2 3}" "${models:=squeezenet nasrnn}" "${budget:=30}" "${time_limit:=20}"
+  [ -z "$rules" ] && unverified=--allow-unverified
+else
+  : "${sizes:=1 2 3 4}" "${models:=resnet50 resnext50 nasnet_a nasrnn bert}" "${budget:=1000}" "${time_limit:=60}"
+fi
+csv=$out/rule-size.csv
+echo "model,max_ops,rules,rules_usable,cost_before_ms,cost_after_ms,speedup,search_seconds,check" >"$csv"
+for n in $sizes; do
+  db=$(rules_for "$n")
+  for model in $models; do
+    result=$work/$(echo "$model-$n" | tr ':' '_').json
+    "$superopt" optimize "builtin:$model" --rules "$db" $unverified --budget "$budget" \
+      --time-limit "$time_limit" --json >"$result" 2>/dev/null || true
+    echo "$model,$n,$(rules_kind),$(/usr/bin/python3 "$plot" fields "$result" rules_usable cost_before cost_after \
+      speedup search_seconds check)" >>"$csv"
+  done
+done
+
+echo "TASO Figure 11 reproduction; machine: $machine; budget $budget, time limit $time_limit s, alpha 1.05, split 30, analytic:h100"
+/usr/bin/python3 "$plot" rule-size "$csv" "$out/rule-size.png"
+echo "wrote $csv and $out/rule-size.png"

@@ -1,0 +1,44 @@
+# The papers' experiments (scripts/reproduce/*.sh --quick): each writes its CSV
+# with the expected rows and a PNG; plus `optimize --exhaustive`, which the
+# MetaFlow Table 3 script compares with backtracking. The optimizing scripts
+# use the search tests' 3-operator candidate database (search_rules fixture).
+set(reproduce_dir ${CMAKE_CURRENT_BINARY_DIR}/reproduce)
+set(reproduce_check "/usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/reproduce_check.py")
+set(reproduce_scripts ${PROJECT_SOURCE_DIR}/scripts/reproduce)
+
+# reproduce_test(NAME ROWS "COLUMN ..." [ARGS]): runs scripts/reproduce/NAME.sh --quick ARGS into its
+# own folder, then checks NAME.csv (ROWS rows with the COLUMNs) and NAME.png.
+function(reproduce_test name rows columns)
+  set(out ${reproduce_dir}/${name})
+  add_test(NAME reproduce_${name}
+           COMMAND sh -c "rm -rf \"$2\" && bash \"$0\" --quick --superopt \"$1\" --out \"$2\" $3 && ${reproduce_check} \"$2/${name}.csv\" ${rows} \"$2/${name}.png\" ${columns}"
+                   ${reproduce_scripts}/${name}.sh ${superopt_bin} ${out} "${ARGN}")
+  set_tests_properties(reproduce_${name} PROPERTIES LABELS reproduce TIMEOUT 600
+                       PASS_REGULAR_EXPRESSION "reproduce_check: ok" FAIL_REGULAR_EXPRESSION "FAIL:")
+endfunction()
+
+set(reproduce_rules "--rules ${search_taso3} --allow-unverified")
+reproduce_test(pruning-table 3 "source max_ops initial after_input_renaming after_common_subgraphs")
+reproduce_test(rule-size 6 "model max_ops cost_after_ms speedup check" ${reproduce_rules})
+reproduce_test(search-vs-exhaustive 2 "model exhaustive_s backtracking_s same_cost same_graph" ${reproduce_rules})
+reproduce_test(alpha 6 "model alpha cost_after_ms search_seconds" ${reproduce_rules})
+set_tests_properties(reproduce_rule-size reproduce_search-vs-exhaustive reproduce_alpha
+                     PROPERTIES FIXTURES_REQUIRED search_rules)
+
+# Exhaustive search on two RNN gates: it reports itself, and finds a graph at
+# least as cheap as backtracking's.
+add_test(NAME cli_optimize_exhaustive_not_worse
+         COMMAND sh -c "\"$0\" optimize \"$1\" --rules \"$2\" --allow-unverified --exhaustive --time-limit 5 --json > ex.json && \"$0\" optimize \"$1\" --rules \"$2\" --allow-unverified --json > bt.json && /usr/bin/python3 -c \"$3\""
+                 ${superopt_bin} ${CMAKE_CURRENT_SOURCE_DIR}/data/search/rnn_gates.json ${search_taso3} [=[
+import json
+ex, bt = json.load(open('ex.json')), json.load(open('bt.json'))
+assert ex['exhaustive'] and not bt['exhaustive'], (ex['exhaustive'], bt['exhaustive'])
+assert ex['cost_after'] <= bt['cost_after'] * (1 + 1e-12), (ex['cost_after'], bt['cost_after'])
+assert ex['cost_after'] < ex['cost_before'] and ex['check']['passed']
+assert ex['graphs_explored'] >= bt['graphs_explored'], (ex['graphs_explored'], bt['graphs_explored'])
+print('exhaustive: ok, finished:', ex['finished'], 'explored', ex['graphs_explored'], 'vs', bt['graphs_explored'])
+]=]
+         WORKING_DIRECTORY ${reproduce_dir})
+file(MAKE_DIRECTORY ${reproduce_dir})
+set_tests_properties(cli_optimize_exhaustive_not_worse PROPERTIES FIXTURES_REQUIRED search_rules TIMEOUT 120
+                     PASS_REGULAR_EXPRESSION "exhaustive: ok")
