@@ -362,6 +362,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
 
   s.ranks = ranks;
   s.graphs = sum_over_ranks(generator.counts().graphs + replayed_graphs);
+  s.resumed_graphs = sum_over_ranks(replayed_graphs);
   s.classes = sum_over_ranks(owned.classes);
   s.failed_second_test = static_cast<int64_t>(sum_over_ranks(owned.counts.split_by_second_eval));
   s.failed_float_test = static_cast<int64_t>(sum_over_ranks(owned.counts.failed_float_test));

@@ -22,6 +22,7 @@ struct EnumerateOptions {
 struct EnumerateSummary {
   int ranks = 1;
   uint64_t graphs = 0;
+  uint64_t resumed_graphs = 0;     // of those, made by an earlier attempt and read from the checkpoint
   uint64_t classes = 0;            // distinct fingerprints
   uint64_t record_bytes = 0;       // bytes of the stored (fingerprint, code) records
   int64_t failed_second_test = 0;  // graphs that left their class on the second modular evaluation

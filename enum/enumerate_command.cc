@@ -28,6 +28,7 @@ nlohmann::json summary_json(const EnumerateSummary& s, const EnumerateOptions& o
                       {"max_ops", o.max_ops},
                       {"ranks", s.ranks},
                       {"graphs", s.graphs},
+                      {"resumed_graphs", s.resumed_graphs},
                       {"classes", s.classes},
                       {"bytes_per_graph", s.graphs ? double(s.record_bytes) / double(s.graphs) : 0.0},
                       {"failed_second_test", s.failed_second_test},
@@ -43,6 +44,9 @@ void print_summary(const EnumerateSummary& s, const EnumerateOptions& o) {
   std::printf("enumerated %llu graphs with up to %d operators on %d rank%s in %.2f s\n",
               static_cast<unsigned long long>(s.graphs), o.max_ops, s.ranks, s.ranks == 1 ? "" : "s",
               s.seconds);
+  if (s.resumed_graphs)
+    std::printf("resumed from the checkpoint: %llu of those graphs\n",
+                static_cast<unsigned long long>(s.resumed_graphs));
   std::printf("fingerprint classes:        %llu\n", static_cast<unsigned long long>(s.classes));
   std::printf("bytes per stored graph:     %.1f\n",
               s.graphs ? double(s.record_bytes) / double(s.graphs) : 0.0);

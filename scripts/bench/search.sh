@@ -11,7 +11,7 @@ rules=
 unverified=
 budget=1000
 time_limit=30
-models="resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet resnet34 sru resnet_blocks:4 inceptione_blocks:4"
+models="resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet resnet34 sru alexnet vgg16 resnet18 resnet_blocks:4 inceptione_blocks:4"
 while [ $# -gt 0 ]; do
   case $1 in
     --rules) rules=$2; shift 2 ;;
