@@ -63,3 +63,13 @@ superopt_cli_test(optimize_no_rules_flag 2 "missing --rules" ONE_LINE COMMAND ${
 superopt_cli_test(optimize_bad_alpha 2 "--alpha" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --alpha 0.5)
 superopt_cli_test(optimize_help 0 "" STDOUT "usage: superopt optimize MODEL --rules FILE" COMMAND ${superopt_bin} optimize --help)
+
+# The shipped database (data/rules/taso-3.h5) loads and optimizes with its
+# verified rules: MetaFlow's enlarge-then-merge on an Inception-E block, and
+# TASO's group merging on ResNeXt-50.
+superopt_cli_test(optimize_shipped_rules_inception_e 0 ""
+  STDOUT "rules applied:.*x +[0-9]+[<>]: conv2d -> enlarge,conv2d\n.*check: +passed"
+  COMMAND ${superopt_bin} optimize builtin:inceptione_blocks:1 --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
+superopt_cli_test(optimize_shipped_rules_resnext50 0 ""
+  STDOUT "rules applied:.*x +[0-9]+[<>]: conv2d -> merge_groups,conv2d\n.*check: +passed"
+  COMMAND ${superopt_bin} optimize builtin:resnext50 --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
