@@ -120,7 +120,7 @@ def alpha(rows, png):
         twin.plot(range(len(xs)), [float(r["cost_after_ms"]) for r in mine], "o-", color="red")
         twin.set_ylabel("best cost found, ms (red line)", color="red")
         ax.set_title(model)
-    fig.suptitle("MetaFlow Figure 10: best cost and search time against alpha (hatched: stopped by the time limit)")
+    fig.suptitle("MetaFlow Figure 10: best cost and search time against alpha\n(hatched bars: the search was stopped by the time limit)")
     fig.tight_layout()
     fig.savefig(png, dpi=120)
 
