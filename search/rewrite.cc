@@ -123,13 +123,16 @@ class TargetBuilder {
  public:
   TargetBuilder(Graph& g, const Match& m, const Pattern& target) : g_(g), m_(m), t_(target) {
     built_.assign(t_.nodes.size() * kMaxOutputs, TensorRef{-1, 0});
+    // Variables are tensors of the graph already, so every node may read them.
+    for (size_t i = 0; i < t_.nodes.size(); ++i)
+      if (t_.nodes[i].kind == PatternKind::variable)
+        built_[i * kMaxOutputs] = m_.variables[t_.nodes[i].variable];
   }
 
   // Throws Error when an operator's inputs do not fit.
   RewriteFailure build() {
     for (size_t i = 0; i < t_.nodes.size(); ++i) {
       const PatternNode& n = t_.nodes[i];
-      if (n.kind == PatternKind::variable) built_[i * kMaxOutputs] = m_.variables[n.variable];
       if (n.kind != PatternKind::op) continue;
       std::vector<TensorRef> in;
       for (PatternTensor t : n.inputs)
@@ -148,8 +151,7 @@ class TargetBuilder {
       }
       OpParams params = n.params;
       if (n.op == OpType::merge_groups && g_.shape(in[0]).rank() == 4) {
-        auto derived =
-            merge_params(g_, t_, int(i), g_.shape(in[0]), [&](PatternTensor t) { return input(t); });
+        auto derived = merge_params(g_, t_, int(i), g_.shape(in[0]), [&](PatternTensor t) { return at(t); });
         if (!derived) return RewriteFailure::derived_params;
         params = *derived;
       }
@@ -161,12 +163,6 @@ class TargetBuilder {
   }
 
   TensorRef at(PatternTensor t) const { return built_[t.node * kMaxOutputs + t.port]; }
-
-  // A tensor the target reads: built already, or a variable's (built or not).
-  TensorRef input(PatternTensor t) const {
-    const PatternNode& n = t_.nodes[t.node];
-    return n.kind == PatternKind::variable ? m_.variables[n.variable] : at(t);
-  }
 
  private:
   Graph& g_;
