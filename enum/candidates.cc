@@ -6,10 +6,10 @@
 #include <map>
 
 #include "enum/generator.h"
-#include "runtime/arith.h"
-#include "runtime/error.h"
-#include "runtime/evaluator.h"
-#include "runtime/hashing.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/hashing.h"
 
 namespace superopt {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "enum/graph_code.h"
 #include "enum/opset.h"
-#include "runtime/tensor.h"
+#include "runtime/core/tensor.h"
 
 namespace superopt {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 
 namespace superopt {
 namespace {

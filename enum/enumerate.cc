@@ -21,10 +21,10 @@
 #include "enum/opset.h"
 #include "enum/pruning.h"
 #include "enum/shard_exchange.h"
-#include "runtime/error.h"
-#include "runtime/hashing.h"
-#include "runtime/mpi_world.h"
-#include "runtime/rule_database.h"
+#include "runtime/core/error.h"
+#include "runtime/core/hashing.h"
+#include "runtime/db/rule_database.h"
+#include "runtime/mpi/mpi_world.h"
 
 namespace superopt {
 namespace {

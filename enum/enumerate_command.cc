@@ -4,8 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "enum/enumerate.h"
-#include "runtime/command_line.h"
-#include "runtime/mpi_world.h"
+#include "runtime/cli/command_line.h"
+#include "runtime/core/data_dir.h"
+#include "runtime/mpi/mpi_world.h"
 
 namespace superopt {
 namespace {
@@ -64,7 +65,7 @@ int enumerate_command(const std::vector<std::string>& args) {
   cli::po::options_description opts("options");
   opts.add_options()("max-ops", cli::po::value<int>()->required(),
                      "largest graphs to enumerate, in operators")(
-      "opset", cli::po::value<std::string>()->default_value(SUPEROPT_DATA_DIR "/opsets/taso.json"),
+      "opset", cli::po::value<std::string>()->default_value(data_path("opsets/taso.json")),
       "operator set file")("out", cli::po::value<std::string>()->default_value("rules.h5"),
                            "rule database to write")("seed", cli::po::value<uint64_t>()->default_value(1),
                                                      "seed of the random inputs")(

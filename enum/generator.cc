@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "runtime/arith.h"
-#include "runtime/error.h"
-#include "runtime/evaluator.h"
-#include "runtime/hashing.h"
-#include "runtime/kernels.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/hashing.h"
+#include "runtime/core/kernels.h"
 
 namespace superopt {
 

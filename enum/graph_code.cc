@@ -1,7 +1,7 @@
 // Encoding, decoding and conversion of generator graph codes.
 #include "enum/graph_code.h"
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 
 namespace superopt {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "enum/opset.h"
-#include "runtime/evaluator.h"
-#include "runtime/graph.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph.h"
 
 namespace superopt {
 

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/error.h"
-#include "runtime/json_text.h"
-#include "runtime/op_params_json.h"
+#include "runtime/core/error.h"
+#include "runtime/formats/json_text.h"
+#include "runtime/formats/op_params_json.h"
 
 namespace superopt {
 namespace {

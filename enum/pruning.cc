@@ -5,7 +5,7 @@
 #include <functional>
 #include <limits>
 
-#include "runtime/hashing.h"
+#include "runtime/core/hashing.h"
 
 namespace superopt {
 namespace {

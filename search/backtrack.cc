@@ -5,8 +5,9 @@
 #include <memory>
 #include <unordered_map>
 
-#include "runtime/graph_hash.h"
-#include "search/runtime_hash.h"
+#include "runtime/core/graph_analysis.h"
+#include "runtime/core/graph_hash.h"
+#include "search/preprocessed_hash.h"
 
 namespace superopt::search {
 
@@ -88,8 +89,9 @@ class CostEstimator {
         node_ms_(g.num_nodes(), -1) {}
 
   std::optional<double> operator()(const DirectedRule& rule, const Match& m) {
-    std::optional<double> added = target_cost_ms(g_, m, rule, weight_only_, cost_);
-    if (!added) return std::nullopt;
+    std::optional<Graph> target = build_target_alone(g_, m, rule, weight_only_);
+    if (!target) return std::nullopt;
+    const double added = graph_cost_ms(*target, cost_);
     double removed = 0;
     for (size_t i = 0; i < rule.source.nodes.size(); ++i) {
       NodeId id = m.nodes[i];
@@ -97,7 +99,7 @@ class CostEstimator {
       if (node_ms_[id] < 0) node_ms_[id] = cost_.node_cost_ms(g_, id);
       removed += node_ms_[id];
     }
-    return cost_ms_ - removed + *added;
+    return cost_ms_ - removed + added;
   }
 
  private:
@@ -124,7 +126,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
     Candidate current = queue.begin()->second;
     queue.erase(queue.begin());
     ++out.explored;
-    uint64_t current_runtime = runtime_hash(*current.graph);
+    uint64_t current_runtime = preprocessed_hash(*current.graph);
     CostEstimator estimate(*current.graph, current.cost_ms, cost);
     for_each_occurrence(*current.graph, rules, [&](const DirectedRule& rule, const Match& m) {
       // Most applications are pruned, or would fall off the end of a full queue:
@@ -137,7 +139,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
         }
       }
       std::optional<Graph> next = apply_rule(*current.graph, m, rule);
-      if (!next || runtime_hash(*next) == current_runtime) return;  // only load-time work changed
+      if (!next || preprocessed_hash(*next) == current_runtime) return;  // only load-time work changed
       uint64_t hash = canonical_hash(*next);
       if (seen.contains(hash, *next)) return;
       double c = graph_cost_ms(*next, cost);

@@ -8,8 +8,8 @@
 #include <functional>
 #include <vector>
 
-#include "runtime/cost_model.h"
-#include "search/rewrite.h"
+#include "runtime/cost/cost_model.h"
+#include "runtime/rewrite/rewrite.h"
 
 namespace superopt::search {
 

@@ -1,9 +1,9 @@
 // Evaluating the weight-only frontier once and replacing it by weights with data.
 #include "search/fold.h"
 
-#include "runtime/arith.h"
-#include "runtime/cost_model.h"
-#include "runtime/evaluator.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph_analysis.h"
 
 namespace superopt::search {
 namespace {
@@ -31,19 +31,11 @@ std::string fresh_name(const Graph& g, int& counter) {
 Folded fold_precomputed(const Graph& g) {
   std::vector<bool> fixed = weight_only_nodes(g);
   std::vector<char> known(g.num_nodes(), 0), seen(g.num_nodes(), 0);
-  // The frontier: precomputed operator outputs read by running operators or the caller.
+  // Precomputed operator outputs (not raw weights) read by running operators or
+  // the caller, whose values are known now.
   std::vector<TensorRef> frontier;
-  auto add = [&](TensorRef t) {
-    const Node& n = g.node(t.node);
-    if (!fixed[t.node] || n.num_inputs == 0 || !values_known(g, t.node, known, seen)) return;
-    for (TensorRef f : frontier)
-      if (f == t) return;
-    frontier.push_back(t);
-  };
-  for (NodeId id = 0; id < g.num_nodes(); ++id)
-    if (!fixed[id])
-      for (TensorRef t : g.node(id).inputs()) add(t);
-  for (TensorRef t : g.outputs()) add(t);
+  for (TensorRef t : weight_only_frontier(g, fixed))
+    if (g.node(t.node).num_inputs > 0 && values_known(g, t.node, known, seen)) frontier.push_back(t);
   Folded out{g, 0, 0};
   if (frontier.empty()) return out;
 

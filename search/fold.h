@@ -4,7 +4,7 @@
 // those operators stay; the cost models count them as free either way).
 #pragma once
 
-#include "runtime/graph.h"
+#include "runtime/core/graph.h"
 
 namespace superopt::search {
 

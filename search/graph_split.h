@@ -1,7 +1,7 @@
 // MetaFlow's flow-based recursive graph split (Algorithm 2): an operator's
 // capacity is the number of rule occurrences that span it; a minimum vertex cut
 // (Boost max-flow) splits the graph until parts have at most `threshold`
-// operators; parts are searched alone, stitched, then searched around the seams.
+// operators (part_search.h searches them).
 #pragma once
 
 #include <cstdint>
@@ -25,18 +25,5 @@ std::vector<int64_t> occurrence_capacity(const Graph& g, const RuleIndex& rules)
 // operators, listed so that every part reads only sources and earlier parts.
 std::vector<std::vector<NodeId>> split_graph(const Graph& g, const std::vector<int64_t>& capacity,
                                              int threshold);
-
-struct SplitOutcome {
-  SearchOutcome search;  // explored and history summed over the parts and seams
-  int parts = 1;
-  int seams_searched = 0;
-};
-
-// Searches g whole when it has at most `threshold` operators (or threshold is
-// 0); otherwise splits it, searches every part with the limits (the deadline
-// shared out), stitches, searches windows around the seams, and ends with a
-// greedy pass over the whole graph.
-SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
-                              const SearchLimits& limits, int threshold);
 
 }  // namespace superopt::search

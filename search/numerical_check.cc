@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/arith.h"
-#include "runtime/error.h"
-#include "runtime/evaluator.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
 
 namespace superopt::search {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "runtime/graph.h"
+#include "runtime/core/graph.h"
 #include "search/search.h"
 
 namespace superopt::search {

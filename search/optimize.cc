@@ -3,12 +3,14 @@
 #include <chrono>
 #include <limits>
 
-#include "runtime/cost_model.h"
-#include "runtime/error.h"
+#include "runtime/core/error.h"
+#include "runtime/core/graph_analysis.h"
+#include "runtime/cost/cost_model.h"
 #include "search/backtrack.h"
 #include "search/fold.h"
 #include "search/graph_split.h"
 #include "search/numerical_check.h"
+#include "search/part_search.h"
 #include "search/search.h"
 
 namespace superopt {
@@ -32,12 +34,12 @@ int64_t count_precomputed(const Graph& g) {
 OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
                         const SearchOptions& options) {
   auto start = search::Clock::now();
-  std::vector<search::DirectedRule> directed;
+  std::vector<DirectedRule> directed;
   int usable_rules = 0;
   for (size_t i = 0; i < rules.size(); ++i) {
     if (!usable(rules[i], options.allow_unverified)) continue;
     ++usable_rules;
-    for (search::DirectedRule& d : search::compile_rule(rules[i], int(i))) directed.push_back(std::move(d));
+    for (DirectedRule& d : compile_rule(rules[i], int(i))) directed.push_back(std::move(d));
   }
   if (usable_rules == 0)
     throw Error(options.allow_unverified ? "the rule database has no verified or candidate rule"

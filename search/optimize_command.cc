@@ -10,10 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "runtime/command_line.h"
-#include "runtime/graph_hash.h"
-#include "runtime/graph_json.h"
-#include "runtime/model_zoo.h"
+#include "runtime/cli/command_line.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/exec/cost_models.h"
+#include "runtime/formats/graph_json.h"
+#include "runtime/models/model_zoo.h"
 #include "search/search.h"
 
 namespace superopt {
@@ -69,21 +70,10 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
 void check_opset(const RuleDatabase& db, const Graph& model, const std::string& file) {
   std::set<OpType> model_ops, rule_ops;
   for (const Node& n : model.nodes()) model_ops.insert(n.op);
-  nlohmann::json opset = nlohmann::json::parse(db.info.opset_json, nullptr, false);
-  if (!opset.is_discarded() && opset.is_object() && opset.contains("operators") &&
-      opset["operators"].is_array()) {
-    for (const auto& entry : opset["operators"]) {
-      std::string name = entry.is_object() ? entry.value("op", "") : "";
-      std::optional<OpType> op = op_from_name(name);
-      if (!op)
-        throw Error(file + ": rules from another operator set: '" + db.info.opset_name + "' has operator '" +
-                    name + "', unknown to this superopt");
-      rule_ops.insert(*op);
-    }
-  } else {
-    for (const Rule& r : db.rules)
-      for (const Graph* g : {&r.source, &r.target})
-        for (const Node& n : g->nodes()) rule_ops.insert(n.op);
+  try {
+    rule_ops = db.opset_operators().value_or(db.operators_used());
+  } catch (const Error& e) {
+    throw Error(file + ": rules from another operator set: " + e.what());
   }
   std::string names;
   bool shared = false;

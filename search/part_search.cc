@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <deque>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 #include "search/graph_split.h"
+#include "search/part_search.h"
 #include "search/stitch.h"
 
 namespace superopt::search {

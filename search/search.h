@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/cost_model.h"
-#include "runtime/graph.h"
-#include "runtime/rule_database.h"
+#include "runtime/core/graph.h"
+#include "runtime/cost/cost_model.h"
+#include "runtime/db/rule_database.h"
 
 namespace superopt {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 
 namespace superopt::search {
 namespace {

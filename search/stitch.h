@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/core/graph.h"
 
 namespace superopt::search {
 

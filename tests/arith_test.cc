@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "runtime/arith.h"
-#include "runtime/arith_z3.h"
-#include "runtime/evaluator.h"
-#include "runtime/graph.h"
-#include "runtime/hashing.h"
-#include "runtime/kernels.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/arith_z3.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph.h"
+#include "runtime/core/hashing.h"
+#include "runtime/core/kernels.h"
 #include "tests/op_params.h"
 
 using namespace superopt;

@@ -8,12 +8,14 @@
 #include <set>
 #include <string>
 
-#include "runtime/analytic_cost.h"
-#include "runtime/cost_model.h"
-#include "runtime/cost_table.h"
-#include "runtime/error.h"
-#include "runtime/model_zoo.h"
-#include "runtime/rule_database.h"
+#include "runtime/core/error.h"
+#include "runtime/core/graph_analysis.h"
+#include "runtime/cost/analytic_cost.h"
+#include "runtime/cost/cost_model.h"
+#include "runtime/cost/cost_table.h"
+#include "runtime/db/rule_database.h"
+#include "runtime/exec/cost_models.h"
+#include "runtime/models/model_zoo.h"
 #include "tests/op_params.h"
 #include "tests/temp_dir.h"
 

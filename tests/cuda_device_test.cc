@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "runtime/cuda/cuda_device.h"
+#include "runtime/exec/cuda/cuda_device.h"
 
 using namespace superopt;
 

@@ -10,12 +10,12 @@
 #include "enum/enumerate.h"
 #include "enum/generator.h"
 #include "enum/opset.h"
-#include "runtime/arith.h"
-#include "runtime/evaluator.h"
-#include "runtime/graph_hash.h"
-#include "runtime/hashing.h"
-#include "runtime/mpi_world.h"
-#include "runtime/rule_database.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/core/hashing.h"
+#include "runtime/db/rule_database.h"
+#include "runtime/mpi/mpi_world.h"
 
 using namespace superopt;
 using Catch::Contains;

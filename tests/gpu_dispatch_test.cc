@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "runtime/arith.h"
-#include "runtime/cuda/gpu_node.h"
-#include "runtime/kernels.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/kernels.h"
+#include "runtime/exec/cuda/gpu_node.h"
 #include "tests/op_params.h"
 
 using namespace superopt;

@@ -2,10 +2,10 @@
 // and operator measurement into a cost table that CostTable::read reads back.
 // Exits 77 (CTest: skipped) without a CUDA device.
 #define CATCH_CONFIG_RUNNER
-#include "runtime/cuda/gpu_runtime.h"
-#include "runtime/cost_table.h"
-#include "runtime/cuda/op_timer.h"
-#include "runtime/model_zoo.h"
+#include "runtime/exec/cuda/gpu_runtime.h"
+#include "runtime/cost/cost_table.h"
+#include "runtime/exec/cuda/op_timer.h"
+#include "runtime/models/model_zoo.h"
 #include "tests/gpu_test_support.h"
 #include "tests/temp_dir.h"
 

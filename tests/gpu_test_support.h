@@ -7,11 +7,11 @@
 #include <iostream>
 #include <limits>
 
-#include "runtime/arith.h"
-#include "runtime/cuda/cuda_device.h"
-#include "runtime/cuda/gpu_check.h"
-#include "runtime/cuda/gpu_executor.h"
-#include "runtime/evaluator.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/exec/cuda/cuda_device.h"
+#include "runtime/exec/cuda/gpu_check.h"
+#include "runtime/exec/cuda/gpu_executor.h"
 
 namespace superopt::test {
 

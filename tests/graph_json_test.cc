@@ -8,10 +8,10 @@
 #include <random>
 #include <string>
 
-#include "runtime/error.h"
-#include "runtime/graph.h"
-#include "runtime/graph_hash.h"
-#include "runtime/graph_json.h"
+#include "runtime/core/error.h"
+#include "runtime/core/graph.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/formats/graph_json.h"
 
 using namespace superopt;
 using Catch::Contains;

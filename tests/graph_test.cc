@@ -3,9 +3,9 @@
 
 #include <functional>
 
-#include "runtime/error.h"
-#include "runtime/graph.h"
-#include "runtime/graph_hash.h"
+#include "runtime/core/error.h"
+#include "runtime/core/graph.h"
+#include "runtime/core/graph_hash.h"
 
 using namespace superopt;
 using Catch::Contains;

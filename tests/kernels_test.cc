@@ -6,11 +6,11 @@
 #include <random>
 #include <vector>
 
-#include "runtime/arith.h"
-#include "runtime/error.h"
-#include "runtime/evaluator.h"
-#include "runtime/graph.h"
-#include "runtime/kernels.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph.h"
+#include "runtime/core/kernels.h"
 #include "tests/op_params.h"
 
 using namespace superopt;

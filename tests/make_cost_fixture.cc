@@ -2,8 +2,8 @@
 // (h5py, h5dump) and the CLI: make_cost_fixture PATH.
 #include <iostream>
 
-#include "runtime/cost_table.h"
-#include "runtime/error.h"
+#include "runtime/core/error.h"
+#include "runtime/cost/cost_table.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

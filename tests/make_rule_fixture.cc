@@ -1,7 +1,7 @@
 // Writes the rule database the `db` command tests read: make_rule_fixture PATH.
 #include <iostream>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 #include "tests/rule_fixture.h"
 
 int main(int argc, char** argv) {

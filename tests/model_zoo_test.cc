@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/error.h"
-#include "runtime/graph_hash.h"
-#include "runtime/graph_json.h"
-#include "runtime/model_zoo.h"
+#include "runtime/core/error.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/formats/graph_json.h"
+#include "runtime/models/model_zoo.h"
 
 using namespace superopt;
 using Catch::Contains;

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <random>
 
-#include "runtime/graph.h"
-#include "runtime/graph_hash.h"
-#include "runtime/mpi_world.h"
+#include "runtime/core/graph.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/mpi/mpi_world.h"
 
 using namespace superopt;
 

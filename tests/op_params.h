@@ -1,7 +1,7 @@
 // Short constructors of operator parameters, shared by the unit tests.
 #pragma once
 
-#include "runtime/operator_registry.h"
+#include "runtime/core/operator_registry.h"
 
 namespace superopt::test {
 
@@ -18,7 +18,9 @@ inline OpParams pool_window(int kh, int kw, int stride, Padding pad) {
   p.kernel_w = kw;
   return p;
 }
-inline OpParams pool(int k, int stride, Padding pad) { return pool_window(k, k, stride, pad); }
+inline OpParams pool(int k, int stride, Padding pad) {
+  return pool_window(k, k, stride, pad);
+}
 inline OpParams axis(int a) {
   OpParams p;
   p.axis = a;

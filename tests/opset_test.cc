@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "enum/opset.h"
-#include "runtime/error.h"
-#include "runtime/json_text.h"
+#include "runtime/core/error.h"
+#include "runtime/formats/json_text.h"
 
 using namespace superopt;
 using Catch::Contains;

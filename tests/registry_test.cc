@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "runtime/error.h"
-#include "runtime/operator_registry.h"
+#include "runtime/core/error.h"
+#include "runtime/core/operator_registry.h"
 #include "tests/op_params.h"
 
 using namespace superopt;

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/error.h"
-#include "runtime/graph_hash.h"
-#include "runtime/graph_json.h"
-#include "runtime/hdf5_file.h"
-#include "runtime/rule_database.h"
+#include "runtime/core/error.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/db/hdf5_file.h"
+#include "runtime/db/rule_database.h"
+#include "runtime/formats/graph_json.h"
 #include "tests/rule_fixture.h"
 #include "tests/temp_dir.h"
 

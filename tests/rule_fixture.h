@@ -2,8 +2,8 @@
 // TASO's Figure 2 substitutions plus a refuted and an unknown one.
 #pragma once
 
-#include "runtime/graph.h"
-#include "runtime/rule_database.h"
+#include "runtime/core/graph.h"
+#include "runtime/db/rule_database.h"
 
 namespace superopt::test {
 

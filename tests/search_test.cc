@@ -3,8 +3,8 @@
 // the graph split, and the numerical check that refuses wrong graphs.
 #include <catch2/catch.hpp>
 
-#include "runtime/analytic_cost.h"
-#include "runtime/graph_hash.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/cost/analytic_cost.h"
 #include "search/backtrack.h"
 #include "search/fold.h"
 #include "search/graph_split.h"

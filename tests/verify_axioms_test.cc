@@ -2,7 +2,7 @@
 // axiom parser's errors.
 #include <catch2/catch.hpp>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 #include "verify/axiom_redundancy.h"
 #include "verify/axiom_validation.h"
 #include "verify/axioms.h"

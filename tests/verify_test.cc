@@ -2,7 +2,7 @@
 // are (and are refuted with a counterexample), and the axioms do not prove them.
 #include <catch2/catch.hpp>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 #include "verify/axioms.h"
 #include "verify/prover.h"
 #include "verify/rule_validation.h"

@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "runtime/error.h"
-#include "runtime/json_text.h"
+#include "runtime/core/error.h"
+#include "runtime/formats/json_text.h"
 #include "verify/axioms.h"
 #include "verify/param_ints.h"
 

@@ -6,8 +6,8 @@
 #include <map>
 #include <optional>
 
-#include "runtime/error.h"
-#include "runtime/graph.h"
+#include "runtime/core/error.h"
+#include "runtime/core/graph.h"
 #include "verify/param_ints.h"
 #include "verify/symbolic_compare.h"
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/operator_registry.h"
+#include "runtime/core/operator_registry.h"
 
 namespace superopt::verify {
 

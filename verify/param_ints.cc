@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstring>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 
 namespace superopt::verify {
 namespace {

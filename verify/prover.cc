@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 
 namespace superopt::verify {
 

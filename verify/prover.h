@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "runtime/rule_database.h"
+#include "runtime/db/rule_database.h"
 #include "verify/axioms.h"
 #include "verify/tensor_theory.h"
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <optional>
 
-#include "runtime/arith.h"
-#include "runtime/error.h"
-#include "runtime/evaluator.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
 #include "verify/symbolic_compare.h"
 
 namespace superopt::verify {

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "runtime/rule_database.h"
+#include "runtime/db/rule_database.h"
 
 namespace superopt::verify {
 

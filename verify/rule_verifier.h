@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/rule_database.h"
+#include "runtime/db/rule_database.h"
 #include "verify/axioms.h"
 #include "verify/prover.h"
 

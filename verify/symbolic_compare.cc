@@ -1,10 +1,10 @@
 // Symbolic small-tensor comparison of two graphs (see symbolic_compare.h).
 #include "verify/symbolic_compare.h"
 
-#include "runtime/arith_z3.h"
-#include "runtime/error.h"
-#include "runtime/evaluator.h"
-#include "runtime/hashing.h"
+#include "runtime/core/arith_z3.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/hashing.h"
 
 namespace superopt::verify {
 namespace {
@@ -76,8 +76,7 @@ SymbolicComparison compare_symbolically(z3::context& ctx, const Graph& a, const 
                     out_b[k].shape.str()};
       return result;
     }
-    std::vector<z3::expr> differences =
-        simplified_differences(ctx, out_a[k], out_b[k]);
+    std::vector<z3::expr> differences = simplified_differences(ctx, out_a[k], out_b[k]);
     for (int64_t i = 0; i < out_a[k].size(); ++i) {
       const z3::expr& d = differences[static_cast<size_t>(i)];
       if (is_zero(d)) continue;

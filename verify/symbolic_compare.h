@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "runtime/graph.h"
+#include "runtime/core/graph.h"
 
 namespace superopt::verify {
 

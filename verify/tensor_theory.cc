@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "runtime/error.h"
+#include "runtime/core/error.h"
 #include "verify/param_ints.h"
 
 namespace superopt::verify {

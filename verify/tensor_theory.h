@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/core/graph.h"
 #include "verify/axioms.h"
 
 namespace superopt::verify {

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "runtime/mpi_world.h"
+#include "runtime/mpi/mpi_world.h"
 #include "verify/rule_verifier.h"
 
 namespace superopt::verify {

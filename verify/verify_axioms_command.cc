@@ -5,8 +5,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "runtime/command_line.h"
-#include "runtime/mpi_world.h"
+#include "runtime/cli/command_line.h"
+#include "runtime/core/data_dir.h"
+#include "runtime/mpi/mpi_world.h"
 #include "verify/axiom_redundancy.h"
 #include "verify/axiom_validation.h"
 #include "verify/axioms.h"
@@ -213,7 +214,7 @@ std::vector<size_t> select(const verify::AxiomSet& axioms, const std::string& on
 
 int verify_axioms_command(const std::vector<std::string>& args) {
   cli::po::options_description opts("options");
-  opts.add_options()("axioms", cli::po::value<std::string>()->default_value(SUPEROPT_AXIOM_DIR "/taso.ax"),
+  opts.add_options()("axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"),
                      "axiom file")("max-dim", cli::po::value<int>()->default_value(4),
                                    "dimension variables range over 1..N")(
       "timeout-ms", cli::po::value<unsigned>()->default_value(10000), "wall-clock limit per Z3 query")(

@@ -10,9 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "runtime/command_line.h"
-#include "runtime/mpi_world.h"
-#include "runtime/rule_database.h"
+#include "runtime/cli/command_line.h"
+#include "runtime/core/data_dir.h"
+#include "runtime/db/rule_database.h"
+#include "runtime/mpi/mpi_world.h"
 #include "verify/axioms.h"
 #include "verify/rule_verifier.h"
 #include "verify/verifier_pool.h"
@@ -28,10 +29,8 @@ using verify::RuleVerdict;
 // rule with it could ever be proved, and the axiom file is the wrong one.
 void check_axioms_cover(const RuleDatabase& db, const verify::AxiomSet& axioms) {
   std::set<OpType> missing;
-  for (const Rule& r : db.rules)
-    for (const Graph* g : {&r.source, &r.target})
-      for (const Node& n : g->nodes())
-        if (n.op != OpType::input && n.op != OpType::weight && !axioms.mentions(n.op)) missing.insert(n.op);
+  for (OpType op : db.operators_used())
+    if (op != OpType::input && op != OpType::weight && !axioms.mentions(op)) missing.insert(op);
   if (missing.empty()) return;
   std::string names;
   for (OpType op : missing) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
@@ -87,7 +86,7 @@ void print_summary(const RuleDatabase& db, const std::string& path, const RunSta
 int verify_command(const std::vector<std::string>& args) {
   cli::po::options_description opts("options");
   opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database to verify")(
-      "axioms", cli::po::value<std::string>()->default_value(SUPEROPT_AXIOM_DIR "/taso.ax"), "axiom file")(
+      "axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"), "axiom file")(
       "timeout-ms", cli::po::value<unsigned>()->default_value(10000), "wall-clock limit per Z3 query")(
       "rlimit", cli::po::value<unsigned>()->default_value(20000),
       "Z3 resource limit per proof (deterministic; 0: none)")(

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/graph.h"
+#include "runtime/core/graph.h"
 
 namespace superopt::models {
 

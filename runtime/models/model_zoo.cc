@@ -1,11 +1,11 @@
 // The model zoo's names and the one loader for "builtin:NAME" or a graph file.
-#include "runtime/model_zoo.h"
+#include "runtime/models/model_zoo.h"
 
 #include <charconv>
 #include <functional>
 
-#include "runtime/error.h"
-#include "runtime/graph_json.h"
+#include "runtime/core/error.h"
+#include "runtime/formats/graph_json.h"
 #include "runtime/models/models.h"
 
 namespace superopt {

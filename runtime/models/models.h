@@ -1,7 +1,7 @@
 // The model zoo's builders, one file per family; model_zoo.cc maps names to them.
 #pragma once
 
-#include "runtime/graph.h"
+#include "runtime/core/graph.h"
 
 namespace superopt::models {
 

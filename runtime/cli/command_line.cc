@@ -1,0 +1,83 @@
+// Subcommand dispatch and option parsing for the superopt executable.
+#include "runtime/cli/command_line.h"
+
+#include <cstdio>
+#include <iostream>
+#include <new>
+
+namespace superopt::cli {
+
+int dispatch(std::string_view program, std::span<const Subcommand> subs,
+             const std::vector<std::string>& args) {
+  auto list = [&](std::ostream& out) {
+    out << "usage: " << program << " COMMAND [ARGS...]   (" << program
+        << " COMMAND --help for details)\n\ncommands:\n";
+    for (const Subcommand& s : subs) {
+      out << "  " << s.name;
+      for (size_t i = s.name.size(); i < 12; ++i) out << ' ';
+      out << "  " << s.summary << "\n";
+    }
+  };
+  if (args.empty()) {
+    list(std::cerr);
+    return kExitUsage;
+  }
+  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    list(std::cout);
+    return kExitOk;
+  }
+  for (const Subcommand& s : subs)
+    if (s.name == args[0]) return s.run(std::vector<std::string>(args.begin() + 1, args.end()));
+  throw Error("unknown command '" + args[0] + "' (try " + std::string(program) + " --help)");
+}
+
+std::optional<po::variables_map> parse(std::string_view usage, const po::options_description& options,
+                                       const po::positional_options_description& positional,
+                                       const std::vector<std::string>& args, bool print_help) {
+  po::options_description all;
+  all.add(options);
+  all.add_options()("help,h", "show this help");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      if (print_help) std::cout << "usage: " << usage << "\n\n" << all;
+      return std::nullopt;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw Error(e.what());
+  }
+  return vm;
+}
+
+void require_positive(int value, const char* flag) {
+  if (value < 1)
+    throw Error(std::string(flag) + ": expected a positive integer, got " + std::to_string(value));
+}
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", ms);
+  return buf;
+}
+
+int run_main(std::string_view program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const po::error& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::cerr << program << ": out of memory\n";
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": internal error: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+}  // namespace superopt::cli

@@ -1,0 +1,420 @@
+// `superopt graph check|run|export MODEL`: validate a graph file or builtin
+// model and list its nodes and costs, execute it on the CPU reference and
+// print checksums of its outputs, or write it as a graph file.
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/cli/command_line.h"
+#include "runtime/cli/commands.h"
+#include "runtime/core/arith.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph_analysis.h"
+#include "runtime/core/graph_hash.h"
+#include "runtime/db/graph_dump.h"
+#include "runtime/exec/cost_models.h"
+#include "runtime/formats/graph_json.h"
+#include "runtime/models/model_zoo.h"
+
+namespace superopt {
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace po = boost::program_options;
+
+struct GraphArgs {
+  std::string file;
+  bool json = false;
+  uint64_t seed = 1;
+  std::string cost;  // check: a cost model spec, or empty
+  std::string dump;  // run: an HDF5 file for the sources and outputs, or empty
+};
+
+constexpr std::string_view kBuiltinPrefix = "builtin:";
+
+// A graph file, or "builtin:NAME" named after the model.
+NamedGraph load_named_model(const std::string& spec) {
+  if (spec.starts_with(kBuiltinPrefix)) return {spec.substr(kBuiltinPrefix.size()), load_model(spec)};
+  return read_named_graph_file(spec);
+}
+
+// A seed as digits only: boost would wrap "-1" into 2^64 - 1.
+uint64_t parse_seed(const std::string& text) {
+  uint64_t seed = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw Error("--seed: expected an integer from 0 to 2^64-1, got '" + text + "'");
+  return seed;
+}
+
+// Parses FILE [--seed S | --cost SPEC] [--json]; nullopt after printing help.
+std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::vector<std::string>& args,
+                                          bool with_seed) {
+  GraphArgs a;
+  std::string usage = "superopt graph " + std::string(command) + " FILE" +
+                      (with_seed ? " [--seed S] [--dump FILE.h5]" : " [--cost SPEC]") + " [--json]";
+  std::string seed = "1";
+  po::options_description options("options");
+  options.add_options()(
+      "file", po::value(&a.file),
+      "the graph file (JSON, see data/graphs/README.md) or builtin:NAME (data/models/README.md)");
+  if (with_seed)
+    options.add_options()("seed", po::value(&seed), "seed of the random inputs and weights (default 1)")(
+        "dump", po::value(&a.dump),
+        "also write every input, weight and output as float64 datasets to this HDF5 file");
+  else
+    options.add_options()("cost", po::value(&a.cost),
+                          "also cost every operator with a cost model: analytic:DEVICE, table:FILE or gpu");
+  options.add_options()("json", po::bool_switch(&a.json), "print one JSON object instead of a table");
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  if (!cli::parse(usage, options, positional, args)) return std::nullopt;
+  if (a.file.empty()) throw Error("graph " + std::string(command) + ": missing FILE (usage: " + usage + ")");
+  a.seed = parse_seed(seed);
+  return a;
+}
+
+std::string pad(const std::string& s, size_t width, bool right) {
+  std::string fill(width > s.size() ? width - s.size() : 0, ' ');
+  return right ? fill + s : s + fill;
+}
+
+// Prints rows as aligned columns; columns listed in numeric are right-aligned.
+void print_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& numeric) {
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) line += (c ? "  " : "") + pad(row[c], width[c], numeric[c]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << "\n";
+  }
+}
+
+Json shape_json(const Shape& s) {
+  Json dims = Json::array();
+  for (int i = 0; i < s.rank(); ++i) dims.push_back(s[i]);
+  return dims;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? std::string(sep) : "") + parts[i];
+  return s;
+}
+
+// ---------------------------------------------------------------- check
+
+struct NodeReport {
+  std::string name, op, params;
+  std::vector<std::string> inputs;
+  std::vector<Shape> outputs;
+  OpCost cost;
+  std::optional<int64_t> groups;  // conv2d only
+  std::optional<double> cost_ms;  // with --cost
+};
+
+NodeReport report_node(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  NodeReport r;
+  r.name = tensor_label(g, {id, 0});
+  r.op = op_name(n.op);
+  r.params = params_str(n.op, n.params);
+  std::vector<const TensorDesc*> in;
+  for (TensorRef t : n.inputs()) {
+    r.inputs.push_back(tensor_label(g, t));
+    in.push_back(&g.desc(t));
+  }
+  for (int port = 0; port < n.num_outputs(); ++port) r.outputs.push_back(g.shape({id, port}));
+  r.cost = op_cost(n.op, n.params, in, std::span(n.output_array.data(), size_t(n.num_outputs())));
+  if (n.op == OpType::conv2d) r.groups = conv_groups(in[0]->shape, in[1]->shape);
+  return r;
+}
+
+// What --cost adds: the model, the graph's cost and memory.
+struct CostReport {
+  std::string model;
+  double total_ms = 0;  // graph_cost_ms: infinite past the memory limit
+  int64_t fallbacks = 0, peak_bytes = 0;
+};
+
+struct CheckReport {
+  std::string file, name, hash;
+  std::vector<NodeReport> nodes;
+  OpCost total;
+  std::optional<CostReport> cost;
+  int operators = 0;
+  std::vector<std::pair<std::string, Shape>> inputs, weights, outputs;
+};
+
+CheckReport check_graph(const std::string& file, const std::string& cost_spec) {
+  std::unique_ptr<CostModel> model = cost_spec.empty() ? nullptr : make_cost_model(cost_spec);
+  NamedGraph named = load_named_model(file);
+  const Graph& g = named.graph;
+  CheckReport r;
+  r.file = file;
+  r.name = named.name;
+  std::vector<bool> weight_only = weight_only_nodes(g);  // the reader rejects cycles
+  std::vector<NodeId> order = *g.topological_order();
+  for (NodeId id : order) {
+    NodeReport n = report_node(g, id);
+    if (model) n.cost_ms = weight_only[id] ? 0 : model->node_cost_ms(g, id);
+    r.total.flops += n.cost.flops;
+    r.total.bytes_read += n.cost.bytes_read;
+    r.total.bytes_written += n.cost.bytes_written;
+    if (g.node(id).op == OpType::input) r.inputs.push_back({n.name, n.outputs[0]});
+    if (g.node(id).op == OpType::weight) r.weights.push_back({n.name, n.outputs[0]});
+    r.nodes.push_back(std::move(n));
+  }
+  for (TensorRef t : g.outputs()) r.outputs.push_back({tensor_label(g, t), g.shape(t)});
+  r.operators = g.num_operators();
+  char hash[20];
+  std::snprintf(hash, sizeof hash, "%016" PRIx64, canonical_hash(g));
+  r.hash = hash;
+  if (model) {
+    int64_t fallbacks = model->fallbacks();  // before graph_cost_ms looks every node up again
+    r.cost = CostReport{model->name(), graph_cost_ms(g, *model), fallbacks, peak_activation_bytes(g)};
+  }
+  return r;
+}
+
+std::string shapes_str(const std::vector<Shape>& shapes) {
+  std::vector<std::string> parts;
+  for (const Shape& s : shapes) parts.push_back(s.str());
+  return join(parts, ", ");
+}
+
+std::string named_shapes_str(const std::vector<std::pair<std::string, Shape>>& list) {
+  std::vector<std::string> parts;
+  for (const auto& [name, shape] : list) parts.push_back(name + " " + shape.str());
+  return parts.empty() ? "none" : join(parts, ", ");
+}
+
+std::string cost_str(double ms) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6f", ms);
+  return std::isinf(ms) ? "inf" : buf;
+}
+
+void print_check(const CheckReport& r) {
+  std::cout << "graph " << (r.name.empty() ? "(unnamed)" : r.name) << " in " << r.file << ": valid\n\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"node", "op", "inputs", "output", "params", "FLOPs", "bytes read", "bytes written"}};
+  if (r.cost) rows[0].push_back("cost ms");
+  for (const NodeReport& n : r.nodes) {
+    std::string params = n.params;
+    if (n.groups) params += (params.empty() ? "" : " ") + std::string("groups=") + std::to_string(*n.groups);
+    rows.push_back({n.name, n.op, n.inputs.empty() ? "-" : join(n.inputs, ","), shapes_str(n.outputs), params,
+                    std::to_string(n.cost.flops), std::to_string(n.cost.bytes_read),
+                    std::to_string(n.cost.bytes_written)});
+    if (n.cost_ms) rows.back().push_back(cost_str(*n.cost_ms));
+  }
+  print_table(rows, {false, false, false, false, false, true, true, true, true});
+  int64_t weight_elements = 0;
+  for (const auto& w : r.weights) weight_elements += w.second.num_elements();
+  std::cout << "\noperators:     " << r.operators << "\n"
+            << "FLOPs:         " << r.total.flops << "\n"
+            << "bytes read:    " << r.total.bytes_read << "\n"
+            << "bytes written: " << r.total.bytes_written << "\n"
+            << "inputs:        " << named_shapes_str(r.inputs) << "\n"
+            << "weights:       " << r.weights.size() << " (" << weight_elements << " elements)\n"
+            << "outputs:       " << named_shapes_str(r.outputs) << "\n"
+            << "hash:          " << r.hash << "\n";
+  if (!r.cost) return;
+  std::cout << "cost model:    " << r.cost->model << "\n"
+            << "cost:          " << cost_str(r.cost->total_ms) << " ms"
+            << (std::isinf(r.cost->total_ms) ? " (peak memory over the device's limit)" : "") << "\n"
+            << "peak memory:   " << r.cost->peak_bytes << " bytes of activations\n"
+            << "fallbacks:     " << r.cost->fallbacks << "\n";
+}
+
+Json named_shapes_json(const std::vector<std::pair<std::string, Shape>>& list) {
+  Json j = Json::array();
+  for (const auto& [name, shape] : list) j.push_back({{"name", name}, {"shape", shape_json(shape)}});
+  return j;
+}
+
+Json check_json(const CheckReport& r) {
+  Json nodes = Json::array();
+  for (const NodeReport& n : r.nodes) {
+    Json outputs = Json::array();
+    for (const Shape& s : n.outputs) outputs.push_back(shape_json(s));
+    Json node = {{"name", n.name},
+                 {"op", n.op},
+                 {"params", n.params},
+                 {"inputs", n.inputs},
+                 {"outputs", outputs},
+                 {"flops", n.cost.flops},
+                 {"bytes_read", n.cost.bytes_read},
+                 {"bytes_written", n.cost.bytes_written}};
+    if (n.groups) node["groups"] = *n.groups;
+    if (n.cost_ms) node["cost_ms"] = *n.cost_ms;
+    nodes.push_back(std::move(node));
+  }
+  Json totals = {{"operators", r.operators},
+                 {"flops", r.total.flops},
+                 {"bytes_read", r.total.bytes_read},
+                 {"bytes_written", r.total.bytes_written}};
+  if (r.cost) {
+    // JSON has no infinity: a graph over the memory limit has cost_ms null.
+    totals["cost_model"] = r.cost->model;
+    totals["cost_ms"] = std::isinf(r.cost->total_ms) ? Json() : Json(r.cost->total_ms);
+    totals["peak_memory_bytes"] = r.cost->peak_bytes;
+    totals["cost_fallbacks"] = r.cost->fallbacks;
+  }
+  return {{"file", r.file},
+          {"name", r.name},
+          {"valid", true},
+          {"nodes", nodes},
+          {"totals", totals},
+          {"inputs", named_shapes_json(r.inputs)},
+          {"weights", named_shapes_json(r.weights)},
+          {"outputs", named_shapes_json(r.outputs)},
+          {"hash", r.hash}};
+}
+
+int graph_check(const std::vector<std::string>& args) {
+  std::optional<GraphArgs> a = parse_graph_args("check", args, false);
+  if (!a) return cli::kExitOk;
+  CheckReport r = check_graph(a->file, a->cost);
+  if (a->json)
+    std::cout << check_json(r).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  else
+    print_check(r);
+  return cli::kExitOk;
+}
+
+// ---------------------------------------------------------------- run
+
+// The checksum weights element i by 1 + (i mod 7), so that it changes when
+// values move within a tensor as well as when they change; sums run in index
+// order, so the same file and seed give the same digits on one machine.
+struct OutputSummary {
+  std::string name;
+  Shape shape;
+  double sum = 0, mean_abs = 0, checksum = 0;
+};
+
+OutputSummary summarise(const std::string& name, const Tensor<double>& t) {
+  OutputSummary s{.name = name, .shape = t.shape};
+  double abs_sum = 0;
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    s.sum += t.data[i];
+    abs_sum += std::abs(t.data[i]);
+    s.checksum += t.data[i] * double(1 + i % 7);
+  }
+  s.mean_abs = t.data.empty() ? 0 : abs_sum / double(t.data.size());
+  return s;
+}
+
+std::string num(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", x);
+  return buf;
+}
+
+void print_run_json(const GraphArgs& a, const std::string& name, const std::vector<OutputSummary>& outputs,
+                    double total) {
+  Json list = Json::array();
+  for (const OutputSummary& o : outputs)
+    list.push_back({{"name", o.name},
+                    {"shape", shape_json(o.shape)},
+                    {"sum", o.sum},
+                    {"mean_abs", o.mean_abs},
+                    {"checksum", o.checksum}});
+  Json j = {{"file", a.file}, {"name", name}, {"seed", a.seed}, {"outputs", list}, {"total_checksum", total}};
+  std::cout << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+void print_run_table(const GraphArgs& a, const std::string& name, const std::vector<OutputSummary>& outputs,
+                     double total) {
+  std::cout << "graph " << (name.empty() ? "(unnamed)" : name) << " in " << a.file << ", seed " << a.seed
+            << ", CPU reference in double\n\n";
+  std::vector<std::vector<std::string>> rows = {{"output", "shape", "sum", "mean |x|", "checksum"}};
+  for (const OutputSummary& o : outputs)
+    rows.push_back({o.name, o.shape.str(), num(o.sum), num(o.mean_abs), num(o.checksum)});
+  print_table(rows, {false, false, true, true, true});
+  std::cout << "\ntotal checksum: " << num(total) << "\n";
+}
+
+int graph_run(const std::vector<std::string>& args) {
+  std::optional<GraphArgs> a = parse_graph_args("run", args, true);
+  if (!a) return cli::kExitOk;
+  NamedGraph named = load_named_model(a->file);
+  const Graph& g = named.graph;
+  RealArith<double> ar;
+  // Every source value passes through here once, so the dump sees what the evaluator used.
+  std::vector<NamedTensor> sources;
+  SourceValues<RealArith<double>> random = random_sources(ar, a->seed);
+  SourceValues<RealArith<double>> recorded = [&](const Graph& graph, NodeId id) {
+    Tensor<double> t = random(graph, id);
+    if (!a->dump.empty()) sources.emplace_back(tensor_label(graph, {id, 0}), t);
+    return t;
+  };
+  std::vector<Tensor<double>> values = evaluate(g, ar, recorded);
+  std::vector<OutputSummary> outputs;
+  double total = 0;  // output k's checksum weighted by k + 1, so that swapped outputs show
+  for (size_t k = 0; k < values.size(); ++k) {
+    outputs.push_back(summarise(tensor_label(g, g.outputs()[k]), values[k]));
+    total += double(k + 1) * outputs.back().checksum;
+  }
+  if (!a->dump.empty()) {
+    std::vector<NamedTensor> named_outputs;
+    for (size_t k = 0; k < values.size(); ++k)
+      named_outputs.emplace_back(tensor_label(g, g.outputs()[k]), std::move(values[k]));
+    write_graph_dump(a->dump, named.name, a->seed, sources, named_outputs);
+  }
+  if (a->json)
+    print_run_json(*a, named.name, outputs, total);
+  else
+    print_run_table(*a, named.name, outputs, total);
+  return cli::kExitOk;
+}
+
+// ---------------------------------------------------------------- export
+
+int graph_export(const std::vector<std::string>& args) {
+  std::string model, out;
+  const std::string usage = "superopt graph export MODEL --out FILE";
+  po::options_description options("options");
+  options.add_options()("model", po::value(&model), "builtin:NAME, NAME or a graph file")(
+      "out", po::value(&out), "the graph file to write (JSON)");
+  po::positional_options_description positional;
+  positional.add("model", 1);
+  if (!cli::parse(usage, options, positional, args)) return cli::kExitOk;
+  if (model.empty() || out.empty())
+    throw Error("graph export: missing MODEL or --out FILE (usage: " + usage + ")");
+  bool is_file =
+      model.starts_with(kBuiltinPrefix) || model.find('/') != std::string::npos || model.ends_with(".json");
+  NamedGraph named = load_named_model(is_file ? model : std::string(kBuiltinPrefix) + model);
+  std::string text = write_graph_json(named.graph, named.name);
+  std::ofstream file(out, std::ios::binary);
+  if (!(file << text) || !file.flush()) throw Error("cannot write " + out + ": " + std::strerror(errno));
+  std::cout << "wrote " << out << " (" << named.graph.num_operators() << " operators)\n";
+  return cli::kExitOk;
+}
+
+}  // namespace
+
+int graph_command(const std::vector<std::string>& args) {
+  static const cli::Subcommand subcommands[] = {
+      {"check", "validate a graph file; list its nodes, shapes, FLOPs, bytes and hash", graph_check},
+      {"run", "execute a graph on the CPU reference (double) and print output checksums", graph_run},
+      {"export", "write a builtin model (builtin:NAME) as a graph file", graph_export},
+  };
+  return cli::dispatch("superopt graph", subcommands, args);
+}
+
+}  // namespace superopt

@@ -1,0 +1,37 @@
+// Graph evaluation and seeded random sources, compiled here for the modular and
+// real arithmetics (the symbolic one is in symbolic_evaluator.cc).
+#include "runtime/core/arith.h"
+#include "runtime/core/evaluator_impl.h"
+
+namespace superopt {
+namespace evaluator_detail {
+
+void check_node_outputs(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  std::array<const TensorDesc*, kMaxInputs> in{};
+  for (int i = 0; i < n.num_inputs; ++i) in[i] = &g.desc(n.inputs()[i]);
+  std::array<TensorDesc, kMaxOutputs> out{};
+  const size_t num_outputs = static_cast<size_t>(n.num_outputs());
+  infer_outputs(n.op, n.params, std::span(in.data(), n.inputs().size()), std::span(out.data(), num_outputs));
+  for (size_t i = 0; i < num_outputs; ++i)
+    if (out[i] != n.output_array[i])
+      throw Error("cannot evaluate node " + tensor_label(g, {id, 0}) + " (" + std::string(op_name(n.op)) +
+                  "): its stored output (shape " + n.output_array[i].shape.str() +
+                  ") is stale, its inputs give shape " + out[i].shape.str() + "; run infer_shapes()");
+}
+
+std::vector<int> count_uses(const Graph& g) {
+  std::vector<int> uses(g.num_nodes(), 0);
+  for (const Node& n : g.nodes())
+    for (TensorRef t : n.inputs()) ++uses[t.node];
+  for (TensorRef t : g.outputs()) ++uses[t.node];
+  return uses;
+}
+
+}  // namespace evaluator_detail
+
+SUPEROPT_INSTANTIATE_EVALUATOR(ModArith)
+SUPEROPT_INSTANTIATE_EVALUATOR(RealArith<double>)
+SUPEROPT_INSTANTIATE_EVALUATOR(RealArith<float>)
+
+}  // namespace superopt

@@ -1,0 +1,36 @@
+// Whole-graph evaluation with the reference kernels, in any arithmetic, and seeded random
+// values for a graph's inputs and weights.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "runtime/core/graph.h"
+#include "runtime/core/tensor.h"
+
+namespace superopt {
+
+// The values of a source node (an input or a weight); must have the node's shape.
+template <class A>
+using SourceValues = std::function<Tensor<typename A::Value>(const Graph&, NodeId)>;
+
+// Evaluates every node in topological order and returns the graph outputs in
+// order. Constants and operators are computed; inputs and weights come from
+// `sources`. Throws Error on a cycle, on a source value of the wrong shape, and on
+// a node whose stored shapes no longer follow from its inputs (an edited graph
+// without infer_shapes()). Intermediate tensors are freed after their last use.
+//
+// Instantiated for ModArith, RealArith<double>, RealArith<float> and SymbolicArith
+// (include runtime/core/arith_z3.h and link superopt_symbolic to use the last).
+template <class A>
+std::vector<Tensor<typename A::Value>> evaluate(const Graph& g, const A& ar, const SourceValues<A>& sources);
+
+// Seeded random values for inputs and weights: uniform in the arithmetic's domain,
+// drawn in row-major order from a generator seeded by (seed, the source's name), so
+// that two graphs over the same names get the same values whatever their node ids.
+// A weight given with data uses that data when A is a RealArith. `ar` is copied.
+template <class A>
+SourceValues<A> random_sources(const A& ar, uint64_t seed);
+
+}  // namespace superopt

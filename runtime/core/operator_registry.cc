@@ -1,0 +1,527 @@
+// The operator table, parameter handling and per-operator shape inference and costs.
+#include "runtime/core/operator_registry.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "runtime/core/error.h"
+#include "runtime/core/hashing.h"
+
+namespace superopt {
+namespace {
+
+constexpr uint32_t bit(Param p) {
+  return 1u << static_cast<int>(p);
+}
+constexpr uint32_t kConvParams = bit(Param::stride) | bit(Param::padding) | bit(Param::activation);
+constexpr uint32_t kPoolParams = bit(Param::kernel) | bit(Param::stride) | bit(Param::padding);
+
+// Indexed by OpType; the static_assert below keeps it in step with the enum.
+constexpr OpInfo kOps[] = {
+    {"input", 0, 0, 1, false, bit(Param::shape), "graph input"},
+    {"weight", 0, 0, 1, false, bit(Param::shape), "trained weight (data optional)"},
+    {"C_pool", 0, 0, 1, false, bit(Param::shape), "average-pooling kernel [C,1,kh,kw] of 1/(kh*kw)"},
+    {"I_conv", 0, 0, 1, false, bit(Param::shape), "identity convolution kernel [C,C/g,kh,kw]"},
+    {"I_matmul", 0, 0, 1, false, bit(Param::shape), "identity matrix [...,n,n]"},
+    {"I_ewmul", 0, 0, 1, false, bit(Param::shape), "tensor of ones"},
+    {"ewadd", 2, 2, 1, true, 0, "element-wise addition (broadcasting)"},
+    {"ewmul", 2, 2, 1, true, 0, "element-wise multiplication (broadcasting)"},
+    {"smul", 2, 2, 1, false, 0, "tensor times a one-element tensor"},
+    {"transpose", 1, 1, 1, false, bit(Param::perm), "permute dimensions"},
+    {"matmul", 2, 2, 1, false, 0, "batched matrix multiplication"},
+    {"conv2d", 2, 2, 1, false, kConvParams, "grouped 2-D convolution, NCHW"},
+    {"enlarge", 1, 1, 1, false, bit(Param::kernel), "pad a kernel with zeros to a larger size"},
+    {"merge_groups", 1, 1, 1, false, bit(Param::groups) | bit(Param::into),
+     "grouped kernel for fewer, larger groups (block-diagonal)"},
+    {"relu", 1, 1, 1, false, 0, "rectified linear unit"},
+    {"pool_avg", 1, 1, 1, false, kPoolParams, "average pooling (padding counts as zeros)"},
+    {"pool_max", 1, 1, 1, false, kPoolParams, "max pooling"},
+    {"concat", 2, kMaxInputs, 1, false, bit(Param::axis), "concatenation along an axis"},
+    {"split", 1, 1, 2, false, bit(Param::axis), "undo the most recent concat on an axis",
+     View::when_leading_ones},
+    {"sigmoid", 1, 1, 1, false, 0, "logistic function"},
+    {"tanh", 1, 1, 1, false, 0, "hyperbolic tangent"},
+    {"batchnorm", 5, 5, 1, false, bit(Param::epsilon), "inference batch norm: x, scale, bias, mean, var"},
+    {"reshape", 1, 1, 1, false, bit(Param::shape), "same elements, new shape", View::always},
+    {"softmax", 1, 1, 1, false, bit(Param::axis), "softmax along an axis"},
+    {"opaque", 0, kMaxInputs, 1, false, bit(Param::shape), "unknown operator, never rewritten"},
+};
+static_assert(std::size(kOps) == kNumOpTypes);
+
+constexpr std::string_view kParamNames[] = {"shape",      "perm", "kernel",  "stride", "padding",
+                                            "activation", "axis", "epsilon", "groups", "into"};
+static_assert(std::size(kParamNames) == kNumParams);
+
+std::string shapes_str(std::span<const TensorDesc* const> inputs) {
+  std::string s;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i) s += ", ";
+    s += inputs[i]->shape.str();
+  }
+  return s;
+}
+
+[[noreturn]] void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why) {
+  std::string msg = std::string(op_name(op)) + ": " + why;
+  if (!inputs.empty()) msg += " (inputs " + shapes_str(inputs) + ")";
+  throw Error(msg);
+}
+
+const SplitTree kNoSplits;
+
+// The split tree an element-wise result inherits for one dimension.
+SplitTree merge_tree(const SplitTree& a, bool a_broadcast, const SplitTree& b, bool b_broadcast) {
+  if (a_broadcast) return b;
+  if (b_broadcast || a == b) return a;
+  return kNoSplits;
+}
+
+void infer_broadcast(OpType op, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  const Shape &a = in[0]->shape, &b = in[1]->shape;
+  int rank = std::max(a.rank(), b.rank());
+  Shape s;
+  for (int i = 0; i < rank; ++i) s.push_back(1);
+  for (int i = 0; i < rank; ++i) {
+    int ia = i - (rank - a.rank()), ib = i - (rank - b.rank());
+    int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+    if (da != db && da != 1 && db != 1) fail(op, in, "shapes do not broadcast");
+    s.set(i, std::max(da, db));
+    const SplitTree& ta = ia >= 0 ? in[0]->splits[ia] : kNoSplits;
+    const SplitTree& tb = ib >= 0 ? in[1]->splits[ib] : kNoSplits;
+    out.splits[i] = merge_tree(ta, da != s[i] || ia < 0, tb, db != s[i] || ib < 0);
+  }
+  out.shape = s;
+}
+
+void require_rank(OpType op, std::span<const TensorDesc* const> in, int index, int rank) {
+  if (in[index]->shape.rank() != rank)
+    fail(op, in, "input " + std::to_string(index) + " must have rank " + std::to_string(rank));
+}
+
+void infer_source(OpType op, const OpParams& p, TensorDesc& out) {
+  if (!p.shape.all_positive()) fail(op, {}, "shape " + p.shape.str() + " has a non-positive dimension");
+  switch (op) {
+    case OpType::c_pool:
+      if (p.shape.rank() != 4 || p.shape[1] != 1)
+        fail(op, {}, "shape " + p.shape.str() + " is not a depthwise kernel [C,1,kh,kw]");
+      break;
+    case OpType::i_conv:
+      if (p.shape.rank() != 4 || p.shape[2] % 2 == 0 || p.shape[3] % 2 == 0)
+        fail(op, {}, "shape " + p.shape.str() + " is not a kernel [C,C/g,kh,kw] with odd kh, kw");
+      if (p.shape[0] % p.shape[1] != 0)
+        fail(op, {}, "shape " + p.shape.str() + ": output channels are not a multiple of dim 1");
+      break;
+    case OpType::i_matmul:
+      if (p.shape.rank() < 2 || p.shape.back(0) != p.shape.back(1))
+        fail(op, {}, "shape " + p.shape.str() + " is not square in its last two dimensions");
+      break;
+    default:
+      break;
+  }
+  out.shape = p.shape;
+}
+
+void infer_transpose(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  const Shape& s = in[0]->shape;
+  int rank = s.rank();
+  std::array<int, kMaxRank> perm{};
+  int given = 0;
+  while (given < kMaxRank && p.perm[given] >= 0) ++given;
+  if (given && given != rank)
+    fail(OpType::transpose, in,
+         "perm has " + std::to_string(given) + " entries, input rank is " + std::to_string(rank));
+  bool seen[kMaxRank] = {};
+  for (int i = 0; i < rank; ++i) {
+    perm[i] = given ? p.perm[i] : rank - 1 - i;
+    if (perm[i] < 0 || perm[i] >= rank || seen[perm[i]])
+      fail(OpType::transpose, in, "perm is not a permutation of the input's dimensions");
+    seen[perm[i]] = true;
+  }
+  for (int i = 0; i < rank; ++i) {
+    out.shape.push_back(s[perm[i]]);
+    out.splits[i] = in[0]->splits[perm[i]];
+  }
+}
+
+void infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out) {
+  const TensorDesc &a = *in[0], &b = *in[1];
+  int ra = a.shape.rank(), rb = b.shape.rank();
+  if (ra < 2 || rb < 2) fail(OpType::matmul, in, "inputs must have rank 2 or more");
+  if (a.shape.back(0) != b.shape.back(1)) fail(OpType::matmul, in, "inner dimensions differ");
+  const TensorDesc& batch = ra >= rb ? a : b;
+  if (ra != rb && std::min(ra, rb) != 2)
+    fail(OpType::matmul, in, "batch dimensions differ (one input may be a plain matrix)");
+  for (int i = 0; i + 2 < batch.shape.rank(); ++i) {
+    if (ra == rb && a.shape[i] != b.shape[i]) fail(OpType::matmul, in, "batch dimensions differ");
+    out.shape.push_back(batch.shape[i]);
+    out.splits[i] = (ra == rb && a.splits[i] != b.splits[i]) ? kNoSplits : batch.splits[i];
+  }
+  int r = out.shape.rank();
+  out.shape.push_back(a.shape.back(1));
+  out.shape.push_back(b.shape.back(0));
+  out.splits[r] = a.splits[ra - 2];
+  out.splits[r + 1] = b.splits[rb - 1];
+}
+
+void check_stride(OpType op, const OpParams& p, std::span<const TensorDesc* const> in) {
+  if (p.stride_h <= 0 || p.stride_w <= 0) fail(op, in, "stride must be positive");
+}
+
+void infer_conv2d(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  constexpr OpType op = OpType::conv2d;
+  require_rank(op, in, 0, 4);
+  require_rank(op, in, 1, 4);
+  check_stride(op, p, in);
+  const Shape &x = in[0]->shape, &w = in[1]->shape;
+  if (x[1] % w[1] != 0)
+    fail(op, in,
+         "input channels " + std::to_string(x[1]) + " are not a multiple of the weight's " +
+             std::to_string(w[1]) + " channels per group");
+  int64_t groups = x[1] / w[1];
+  if (w[0] % groups != 0)
+    fail(op, in,
+         "output channels " + std::to_string(w[0]) + " are not a multiple of " + std::to_string(groups) +
+             " groups");
+  if (p.padding == Padding::valid && (x[2] < w[2] || x[3] < w[3]))
+    fail(op, in, "kernel larger than the input with valid padding");
+  out.shape = Shape{x[0], w[0], window(x[2], w[2], p.stride_h, p.padding).out,
+                    window(x[3], w[3], p.stride_w, p.padding).out};
+  out.splits[0] = in[0]->splits[0];
+  out.splits[1] = in[1]->splits[0];
+}
+
+void infer_enlarge(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  constexpr OpType op = OpType::enlarge;
+  require_rank(op, in, 0, 4);
+  const Shape& w = in[0]->shape;
+  if (p.kernel_h < w[2] || p.kernel_w < w[3])
+    fail(op, in,
+         "target kernel " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
+             " is smaller than the kernel");
+  if ((p.kernel_h - w[2]) % 2 || (p.kernel_w - w[3]) % 2)
+    fail(op, in,
+         "kernel cannot be centred in " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
+             " (sizes differ by an odd amount)");
+  out.shape = Shape{w[0], w[1], p.kernel_h, p.kernel_w};
+  out.splits[0] = in[0]->splits[0];
+  out.splits[1] = in[0]->splits[1];
+}
+
+// The block placement depends on the kernel's groups, which only the convolution
+// reading it knows: shape inference checks that the parameters fit the kernel, and
+// the rewrite that introduces the operator derives them from that convolution.
+void infer_merge_groups(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  constexpr OpType op = OpType::merge_groups;
+  require_rank(op, in, 0, 4);
+  const Shape& w = in[0]->shape;
+  if (p.groups < 1 || p.into < 1 || p.groups % p.into != 0)
+    fail(op, in,
+         "groups " + std::to_string(p.groups) + " cannot be merged into " + std::to_string(p.into) +
+             " (into must divide groups)");
+  if (w[0] % p.groups != 0)
+    fail(op, in,
+         "output channels " + std::to_string(w[0]) + " are not a multiple of " + std::to_string(p.groups) +
+             " groups");
+  out.shape = Shape{w[0], w[1] * (p.groups / p.into), w[2], w[3]};
+  out.splits[0] = in[0]->splits[0];
+}
+
+void infer_pool(OpType op, const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  require_rank(op, in, 0, 4);
+  check_stride(op, p, in);
+  if (p.kernel_h <= 0 || p.kernel_w <= 0) fail(op, in, "kernel must be positive");
+  const Shape& x = in[0]->shape;
+  if (p.padding == Padding::valid && (x[2] < p.kernel_h || x[3] < p.kernel_w))
+    fail(op, in, "window larger than the input with valid padding");
+  out.shape = Shape{x[0], x[1], window(x[2], p.kernel_h, p.stride_h, p.padding).out,
+                    window(x[3], p.kernel_w, p.stride_w, p.padding).out};
+  out.splits[0] = in[0]->splits[0];
+  out.splits[1] = in[0]->splits[1];
+}
+
+void check_axis(OpType op, const OpParams& p, std::span<const TensorDesc* const> in) {
+  if (p.axis < 0 || p.axis >= in[0]->shape.rank())
+    fail(op, in,
+         "axis " + std::to_string(p.axis) + " out of range for rank " + std::to_string(in[0]->shape.rank()));
+}
+
+void infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  constexpr OpType op = OpType::concat;
+  check_axis(op, p, in);
+  out = *in[0];
+  for (size_t k = 1; k < in.size(); ++k) {
+    const TensorDesc& next = *in[k];
+    if (next.shape.rank() != out.shape.rank()) fail(op, in, "inputs have different ranks");
+    for (int i = 0; i < out.shape.rank(); ++i) {
+      if (i == p.axis) continue;
+      if (next.shape[i] != out.shape[i])
+        fail(
+            op, in,
+            "inputs differ in dimension " + std::to_string(i) + " other than axis " + std::to_string(p.axis));
+      if (next.splits[i] != out.splits[i]) out.splits[i] = kNoSplits;
+    }
+    out.splits[p.axis] =
+        SplitTree::concat(out.splits[p.axis], static_cast<int32_t>(out.shape[p.axis]), next.splits[p.axis]);
+    int64_t joined = out.shape[p.axis] + next.shape[p.axis];
+    if (joined > std::numeric_limits<int32_t>::max()) fail(op, in, "result too large along the axis");
+    out.shape.set(p.axis, joined);
+  }
+}
+
+void infer_split(const OpParams& p, std::span<const TensorDesc* const> in, std::span<TensorDesc> out) {
+  constexpr OpType op = OpType::split;
+  check_axis(op, p, in);
+  const SplitTree& tree = in[0]->splits[p.axis];
+  if (tree.empty()) fail(op, in, "no concatenation on axis " + std::to_string(p.axis) + " to undo");
+  auto [left, right] = tree.split();
+  out[0] = *in[0];
+  out[1] = *in[0];
+  out[0].shape.set(p.axis, tree.split_point());
+  out[1].shape.set(p.axis, in[0]->shape[p.axis] - tree.split_point());
+  out[0].splits[p.axis] = left;
+  out[1].splits[p.axis] = right;
+}
+
+void infer_batchnorm(std::span<const TensorDesc* const> in, TensorDesc& out) {
+  constexpr OpType op = OpType::batchnorm;
+  const Shape& x = in[0]->shape;
+  if (x.rank() < 2) fail(op, in, "input must have rank 2 or more (N, C, ...)");
+  for (int i = 1; i < 5; ++i)
+    if (in[i]->shape != Shape{x[1]})
+      fail(op, in, "scale, bias, mean and var must have shape " + Shape{x[1]}.str());
+  out = *in[0];
+}
+
+void infer_reshape(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+  if (!p.shape.all_positive() || p.shape.num_elements() != in[0]->shape.num_elements())
+    fail(OpType::reshape, in, "cannot reshape to " + p.shape.str());
+  if (p.shape == in[0]->shape)
+    out = *in[0];
+  else
+    out.shape = p.shape;
+}
+
+}  // namespace
+
+const OpInfo& op_info(OpType op) {
+  return kOps[static_cast<int>(op)];
+}
+std::string_view op_name(OpType op) {
+  return op_info(op).name;
+}
+
+std::optional<OpType> op_from_name(std::string_view name) {
+  for (int i = 0; i < kNumOpTypes; ++i)
+    if (kOps[i].name == name) return static_cast<OpType>(i);
+  return std::nullopt;
+}
+
+std::string_view param_name(Param p) {
+  return kParamNames[static_cast<int>(p)];
+}
+std::string_view padding_name(Padding p) {
+  return p == Padding::same ? "same" : "valid";
+}
+std::string_view activation_name(Activation a) {
+  return a == Activation::none ? "none" : "relu";
+}
+
+bool is_constant(OpType op) {
+  return op == OpType::c_pool || op == OpType::i_conv || op == OpType::i_matmul || op == OpType::i_ewmul;
+}
+
+bool is_view(OpType op, const OpParams& params, const Shape& input) {
+  switch (op_info(op).view) {
+    case View::never:
+      return false;
+    case View::always:
+      return true;
+    case View::when_leading_ones:
+      for (int i = 0; i < params.axis; ++i)
+        if (input[i] != 1) return false;
+      return true;
+  }
+  return false;
+}
+
+bool params_equal(OpType op, const OpParams& a, const OpParams& b) {
+  const OpInfo& info = op_info(op);
+  return (!info.takes(Param::shape) || a.shape == b.shape) &&
+         (!info.takes(Param::perm) || a.perm == b.perm) &&
+         (!info.takes(Param::kernel) || (a.kernel_h == b.kernel_h && a.kernel_w == b.kernel_w)) &&
+         (!info.takes(Param::stride) || (a.stride_h == b.stride_h && a.stride_w == b.stride_w)) &&
+         (!info.takes(Param::padding) || a.padding == b.padding) &&
+         (!info.takes(Param::activation) || a.activation == b.activation) &&
+         (!info.takes(Param::axis) || a.axis == b.axis) &&
+         (!info.takes(Param::groups) || a.groups == b.groups) &&
+         (!info.takes(Param::into) || a.into == b.into) &&
+         (!info.takes(Param::epsilon) ||
+          std::bit_cast<uint32_t>(a.epsilon) == std::bit_cast<uint32_t>(b.epsilon));
+}
+
+uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed) {
+  const OpInfo& info = op_info(op);
+  uint64_t h = hash_combine(seed, static_cast<uint64_t>(op));
+  if (info.takes(Param::shape)) {
+    h = hash_combine(h, p.shape.rank());
+    for (int i = 0; i < p.shape.rank(); ++i) h = hash_combine(h, p.shape[i]);
+  }
+  if (info.takes(Param::perm))
+    for (int8_t d : p.perm) h = hash_combine(h, static_cast<uint64_t>(d + 1));
+  if (info.takes(Param::kernel)) h = hash_combine(hash_combine(h, p.kernel_h), p.kernel_w);
+  if (info.takes(Param::stride)) h = hash_combine(hash_combine(h, p.stride_h), p.stride_w);
+  if (info.takes(Param::padding)) h = hash_combine(h, static_cast<uint64_t>(p.padding));
+  if (info.takes(Param::activation)) h = hash_combine(h, static_cast<uint64_t>(p.activation));
+  if (info.takes(Param::axis)) h = hash_combine(h, static_cast<uint64_t>(p.axis));
+  if (info.takes(Param::epsilon)) h = hash_combine(h, std::bit_cast<uint32_t>(p.epsilon));
+  if (info.takes(Param::groups)) h = hash_combine(h, static_cast<uint64_t>(p.groups));
+  if (info.takes(Param::into)) h = hash_combine(h, static_cast<uint64_t>(p.into));
+  return h;
+}
+
+std::string params_str(OpType op, const OpParams& p) {
+  const OpInfo& info = op_info(op);
+  std::ostringstream s;
+  auto sep = [&] { return s.tellp() > 0 ? " " : ""; };
+  if (info.takes(Param::shape)) s << sep() << "shape=" << p.shape.str();
+  if (info.takes(Param::perm) && p.perm[0] >= 0) {
+    s << sep() << "perm=";
+    for (int i = 0; i < kMaxRank && p.perm[i] >= 0; ++i) s << (i ? "," : "") << int(p.perm[i]);
+  }
+  if (info.takes(Param::kernel)) s << sep() << "kernel=" << p.kernel_h << "x" << p.kernel_w;
+  if (info.takes(Param::stride)) s << sep() << "stride=" << p.stride_h << "x" << p.stride_w;
+  if (info.takes(Param::padding)) s << sep() << "padding=" << padding_name(p.padding);
+  if (info.takes(Param::activation)) s << sep() << "activation=" << activation_name(p.activation);
+  if (info.takes(Param::axis)) s << sep() << "axis=" << p.axis;
+  if (info.takes(Param::epsilon)) s << sep() << "epsilon=" << p.epsilon;
+  if (info.takes(Param::groups)) s << sep() << "groups=" << p.groups;
+  if (info.takes(Param::into)) s << sep() << "into=" << p.into;
+  return s.str();
+}
+
+Window window(int64_t in, int64_t kernel, int64_t stride, Padding padding) {
+  if (padding == Padding::valid) return {(in - kernel) / stride + 1, 0};
+  int64_t out = (in + stride - 1) / stride;
+  int64_t total = std::max<int64_t>((out - 1) * stride + kernel - in, 0);
+  return {out, total / 2};
+}
+
+int64_t conv_groups(const Shape& input, const Shape& weight) {
+  return input[1] / weight[1];
+}
+
+void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
+                   std::span<TensorDesc> out) {
+  const OpInfo& info = op_info(op);
+  if (static_cast<int>(in.size()) < info.min_inputs || static_cast<int>(in.size()) > info.max_inputs)
+    fail(op, in,
+         "takes " + std::to_string(info.min_inputs) +
+             (info.max_inputs != info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
+             " inputs, got " + std::to_string(in.size()));
+  if (static_cast<int>(out.size()) != info.num_outputs)
+    fail(op, in, "has " + std::to_string(info.num_outputs) + " outputs");
+  for (TensorDesc& o : out) o = TensorDesc{};
+  switch (op) {
+    case OpType::input:
+    case OpType::weight:
+    case OpType::c_pool:
+    case OpType::i_conv:
+    case OpType::i_matmul:
+    case OpType::i_ewmul:
+      return infer_source(op, p, out[0]);
+    case OpType::ewadd:
+    case OpType::ewmul:
+      return infer_broadcast(op, in, out[0]);
+    case OpType::smul:
+      if (in[1]->shape.num_elements() != 1) fail(op, in, "second input must have one element");
+      out[0] = *in[0];
+      return;
+    case OpType::transpose:
+      return infer_transpose(p, in, out[0]);
+    case OpType::matmul:
+      return infer_matmul(in, out[0]);
+    case OpType::conv2d:
+      return infer_conv2d(p, in, out[0]);
+    case OpType::enlarge:
+      return infer_enlarge(p, in, out[0]);
+    case OpType::merge_groups:
+      return infer_merge_groups(p, in, out[0]);
+    case OpType::pool_avg:
+    case OpType::pool_max:
+      return infer_pool(op, p, in, out[0]);
+    case OpType::concat:
+      return infer_concat(p, in, out[0]);
+    case OpType::split:
+      return infer_split(p, in, out);
+    case OpType::relu:
+    case OpType::sigmoid:
+    case OpType::tanh:
+      out[0] = *in[0];
+      return;
+    case OpType::softmax:
+      check_axis(op, p, in);
+      out[0] = *in[0];
+      return;
+    case OpType::batchnorm:
+      return infer_batchnorm(in, out[0]);
+    case OpType::reshape:
+      return infer_reshape(p, in, out[0]);
+    case OpType::opaque:
+      if (!p.shape.all_positive())
+        fail(op, in, "output shape " + p.shape.str() + " has a non-positive dimension");
+      out[0].shape = p.shape;
+      return;
+  }
+}
+
+OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
+               std::span<const TensorDesc> out) {
+  OpCost c;
+  const OpInfo& info = op_info(op);
+  if (info.is_source() && op != OpType::opaque) return c;  // weights and constants live in memory
+  if (op == OpType::reshape) return c;                     // a view
+  for (const TensorDesc* t : in) c.bytes_read += t->shape.num_elements() * kBytesPerElement;
+  for (const TensorDesc& t : out) c.bytes_written += t.shape.num_elements() * kBytesPerElement;
+  int64_t n = out[0].shape.num_elements();
+  switch (op) {
+    case OpType::matmul: {
+      int64_t k = in[0]->shape.back(0);
+      c.flops = 2 * n * k;
+      break;
+    }
+    case OpType::conv2d: {
+      const Shape& w = in[1]->shape;
+      c.flops = 2 * n * w[1] * w[2] * w[3] + (p.activation == Activation::relu ? n : 0);
+      break;
+    }
+    case OpType::pool_avg:
+    case OpType::pool_max:
+      c.flops = n * p.kernel_h * p.kernel_w;
+      break;
+    case OpType::ewadd:
+    case OpType::ewmul:
+    case OpType::smul:
+    case OpType::relu:
+    case OpType::opaque:
+      c.flops = n;
+      break;
+    case OpType::sigmoid:
+    case OpType::tanh:
+      c.flops = 4 * n;
+      break;
+    case OpType::batchnorm:
+      c.flops = 2 * n;
+      break;
+    case OpType::softmax:
+      c.flops = 3 * n;
+      break;
+    default:  // data movement: transpose, enlarge, merge_groups, concat, split
+      break;
+  }
+  return c;
+}
+
+}  // namespace superopt

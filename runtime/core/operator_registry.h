@@ -1,0 +1,154 @@
+// The operator registry: for every operator its name, parameters, arity, shape
+// inference (with TASO's split trees), FLOP count and bytes moved. One place.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "runtime/core/shape.h"
+#include "runtime/core/split_tree.h"
+
+namespace superopt {
+
+enum class OpType : uint8_t {
+  // Graph sources: their shape is a parameter, they have no inputs.
+  input,
+  weight,
+  // TASO's constant tensors (Table 1); their shape is a parameter.
+  c_pool,    // C_pool(k): depthwise kernel [C,1,kh,kw] of 1/(kh*kw)
+  i_conv,    // I_conv(k): identity convolution kernel [C,C/g,kh,kw]
+  i_matmul,  // I_matmul: identity matrix [..., n, n]
+  i_ewmul,   // I_ewmul: all ones
+  // TASO's tensor operators (Table 1).
+  ewadd,
+  ewmul,
+  smul,  // tensor times a one-element tensor
+  transpose,
+  matmul,   // batched
+  conv2d,   // grouped; groups = input channels / weight dim 1
+  enlarge,  // pad a kernel with zeros, centred, to a larger kernel size
+  // A grouped kernel rewritten for fewer, larger groups (block-diagonal with zeros),
+  // so that conv2d(x, w) with `groups` groups equals conv2d(x, merge_groups(w)) with
+  // `into` groups (TASO's merge_gconv).
+  merge_groups,
+  relu,
+  pool_avg,
+  pool_max,
+  concat,  // two or more inputs
+  split,   // two outputs, at the most recent concat point on the axis
+  // What real models need beyond TASO's set.
+  sigmoid,
+  tanh,
+  batchnorm,  // inference: x, scale, bias, mean, var
+  reshape,
+  softmax,
+  opaque,  // anything unknown: carried through, never rewritten
+};
+inline constexpr int kNumOpTypes = static_cast<int>(OpType::opaque) + 1;
+inline constexpr int kMaxInputs = 8;
+inline constexpr int kMaxOutputs = 2;
+
+enum class Padding : uint8_t { same, valid };
+enum class Activation : uint8_t { none, relu };
+
+// The parameters an operator may take; OpInfo::params says which ones it does.
+enum class Param : uint8_t { shape, perm, kernel, stride, padding, activation, axis, epsilon, groups, into };
+inline constexpr int kNumParams = static_cast<int>(Param::into) + 1;
+
+// All parameters of all operators in one flat value type, so that nodes stay
+// trivially copyable. Parameters an operator does not take keep their defaults.
+struct OpParams {
+  Shape shape;  // sources, constants, opaque: the output; reshape: target
+  std::array<int8_t, kMaxRank> perm = {-1, -1, -1, -1, -1, -1};  // transpose: output dim i is
+                                                                 // input dim perm[i]; unset (-1): reverse
+  int32_t kernel_h = 0, kernel_w = 0;  // pooling window; enlarge: target kernel size
+  int32_t stride_h = 1, stride_w = 1;  // conv2d, pooling
+  int32_t axis = 0;                    // concat, split, softmax (non-negative after parsing)
+  Padding padding = Padding::same;
+  Activation activation = Activation::none;
+  float epsilon = 1e-5f;  // batchnorm
+  // merge_groups: the kernel's number of groups in the convolution it feeds, and the
+  // number of groups after merging (divides groups). Both are parameters, not a count,
+  // because the kernel's shape alone does not tell its groups (that needs the
+  // convolution's input channels), and so that an axiom can name the merged
+  // convolution's groups by a variable (the axiom language has no arithmetic).
+  int32_t groups = 1, into = 1;
+};
+
+// Whether an operator's outputs are views of its first input (no kernel runs,
+// no memory moves): reshape always; split when its parts are contiguous slices,
+// i.e. every dimension before the axis is 1 (channels at batch 1). A split
+// elsewhere copies.
+enum class View : uint8_t { never, always, when_leading_ones };
+
+struct OpInfo {
+  std::string_view name;
+  int min_inputs = 0;
+  int max_inputs = 0;
+  int num_outputs = 1;
+  bool commutative = false;  // the two inputs may be exchanged
+  uint32_t param_mask = 0;   // bit i set: takes Param(i)
+  std::string_view summary;
+  View view = View::never;
+
+  bool takes(Param p) const { return param_mask & (1u << static_cast<int>(p)); }
+  bool is_source() const { return min_inputs == 0 && max_inputs == 0; }
+};
+
+const OpInfo& op_info(OpType op);
+std::string_view op_name(OpType op);
+std::optional<OpType> op_from_name(std::string_view name);
+std::string_view param_name(Param p);
+std::string_view padding_name(Padding p);
+std::string_view activation_name(Activation a);
+bool is_constant(OpType op);  // TASO's constant tensors
+
+// Whether an operator with these parameters, reading an input of this shape,
+// produces views of it (see View).
+bool is_view(OpType op, const OpParams& params, const Shape& input);
+
+// Compare and hash only the parameters the operator takes.
+bool params_equal(OpType op, const OpParams& a, const OpParams& b);
+uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed);
+std::string params_str(OpType op, const OpParams& p);  // "stride=1x1 padding=same"
+
+// What flows along an edge: the shape and the split tree of each dimension.
+struct TensorDesc {
+  Shape shape;
+  std::array<SplitTree, kMaxRank> splits{};
+
+  bool operator==(const TensorDesc&) const = default;
+};
+
+// Computes the output descriptors (op_info(op).num_outputs of them) from the
+// inputs. Throws Error naming the operator and the offending shapes when the
+// inputs do not fit.
+void infer_outputs(OpType op, const OpParams& params, std::span<const TensorDesc* const> inputs,
+                   std::span<TensorDesc> outputs);
+
+// Number of groups of a convolution: input channels / weight dimension 1.
+int64_t conv_groups(const Shape& input, const Shape& weight);
+
+// Output size and leading padding of one spatial dimension (TensorFlow-style
+// SAME: out = ceil(in / stride), the extra padding goes after).
+struct Window {
+  int64_t out = 0;
+  int64_t pad_before = 0;
+};
+Window window(int64_t in, int64_t kernel, int64_t stride, Padding padding);
+
+inline constexpr int64_t kBytesPerElement = 4;  // float32 on the device
+
+struct OpCost {
+  int64_t flops = 0;
+  int64_t bytes_read = 0;
+  int64_t bytes_written = 0;
+};
+OpCost op_cost(OpType op, const OpParams& params, std::span<const TensorDesc* const> inputs,
+               std::span<const TensorDesc> outputs);
+
+}  // namespace superopt

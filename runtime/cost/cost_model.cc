@@ -1,0 +1,30 @@
+// Operator signatures and graph costs with the memory limit.
+#include "runtime/cost/cost_model.h"
+
+#include "runtime/core/graph_analysis.h"
+
+namespace superopt {
+
+std::string op_signature(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  std::string s(op_name(n.op));
+  s.append("|").append(params_str(n.op, n.params)).append("|");
+  for (size_t i = 0; i < n.inputs().size(); ++i) {
+    if (i) s += ',';
+    s += g.shape(n.inputs()[i]).str();
+  }
+  return s + "|row";
+}
+
+double graph_cost_ms(const Graph& g, CostModel& model) {
+  if (model.memory_limit_bytes() < std::numeric_limits<int64_t>::max() &&
+      peak_activation_bytes(g) > model.memory_limit_bytes())
+    return std::numeric_limits<double>::infinity();
+  std::vector<bool> weight_only = weight_only_nodes(g);
+  double total_ms = 0;
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    if (!weight_only[id]) total_ms += model.node_cost_ms(g, id);
+  return total_ms;
+}
+
+}  // namespace superopt

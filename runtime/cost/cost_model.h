@@ -1,0 +1,48 @@
+// Cost models: what the optimizer minimises. An operator's cost in milliseconds
+// from an analytic roofline (a device profile), a table measured on a device, or
+// a live device (runtime/exec/); a graph's cost is the sum over its operators
+// (TASO section 5).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/graph.h"
+
+namespace superopt {
+
+// The key a measured cost is stored under: operator type, the parameters it
+// takes, its input shapes and the memory layout, as stable text, e.g.
+//   "conv2d|stride=1x1 padding=same activation=relu|1x64x56x56,64x64x3x3|row"
+// Equal signatures mean equal work on a device; the text never depends on node
+// names, ids or the order nodes were added in.
+std::string op_signature(const Graph& g, NodeId id);
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  // Cost of one node in milliseconds. Inputs, weights and constants cost 0
+  // (weights are loaded once, constants folded before running).
+  virtual double node_cost_ms(const Graph& g, NodeId id) = 0;
+  // "analytic:h100", "table:data/costs/h100.h5", ... as given to make_cost_model
+  // (runtime/exec/cost_models.h).
+  virtual std::string name() const = 0;
+  // Lookups that found no entry and fell back to another model (table: the
+  // analytic model of the table's device); 0 for models that never fall back.
+  virtual int64_t fallbacks() const { return 0; }
+  // A graph whose peak memory exceeds this costs infinity (MetaFlow's memory
+  // limit); no limit by default.
+  virtual int64_t memory_limit_bytes() const { return std::numeric_limits<int64_t>::max(); }
+};
+
+// Sum of node_cost_ms over the graph's nodes, or infinity when the graph's
+// peak memory exceeds the model's memory limit. Nodes computed only from
+// weights and constants are skipped: inference computes them once at load
+// time (TASO's preprocessing), so rules that rearrange weights cost nothing.
+double graph_cost_ms(const Graph& g, CostModel& model);
+
+}  // namespace superopt

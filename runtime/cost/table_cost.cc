@@ -1,0 +1,49 @@
+// Measured costs by signature, falling back to the table device's roofline.
+#include "runtime/cost/table_cost.h"
+
+#include "runtime/core/error.h"
+#include "runtime/core/graph_analysis.h"
+#include "runtime/cost/analytic_cost.h"
+#include "runtime/cost/cost_table.h"
+
+namespace superopt {
+namespace {
+
+// Looks each operator up in a measured table; signatures the table lacks are
+// costed by the analytic model of the table's analytic_profile and counted.
+class TableCostModel : public CostModel {
+ public:
+  TableCostModel(std::string name, CostTable table, DeviceProfile fallback)
+      : name_(std::move(name)), table_(std::move(table)), fallback_("analytic", std::move(fallback)) {}
+
+  double node_cost_ms(const Graph& g, NodeId id) override {
+    if (runs_no_kernel(g, id)) return 0;
+    if (const CostEntry* entry = table_.lookup(op_signature(g, id))) return entry->cost_ms;
+    ++fallbacks_;
+    return fallback_.node_cost_ms(g, id);
+  }
+  std::string name() const override { return name_; }
+  int64_t fallbacks() const override { return fallbacks_; }
+  int64_t memory_limit_bytes() const override { return fallback_.memory_limit_bytes(); }
+
+ private:
+  std::string name_;
+  CostTable table_;
+  AnalyticCostModel fallback_;
+  int64_t fallbacks_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<CostModel> make_table_cost_model(std::string name, const std::string& path) {
+  CostTable table = CostTable::read(path);
+  DeviceProfile fallback;
+  try {
+    fallback = find_device_profile(table.info.analytic_profile);
+  } catch (const Error& e) {
+    throw Error(path + ": analytic_profile: " + e.what());
+  }
+  return std::make_unique<TableCostModel>(std::move(name), std::move(table), std::move(fallback));
+}
+
+}  // namespace superopt

@@ -1,0 +1,203 @@
+// Typed HDF5 reading and atomic writing (see hdf5_io.h).
+#include "runtime/db/hdf5_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/formats/json_text.h"
+
+namespace superopt::hdf5 {
+
+namespace {
+
+// Makes the data durable before the rename makes it visible.
+void sync_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+// Removes the temporary file unless the rename happened.
+struct TemporaryFile {
+  std::string path;
+  bool keep = false;
+  ~TemporaryFile() {
+    if (!keep) std::remove(path.c_str());
+  }
+};
+
+}  // namespace
+
+void Writer::fail(const std::string& what) const {
+  json::throw_error("cannot write " + path_ + ": " + what + ": " + error_reason());
+}
+
+void Writer::format_header(std::string_view format, int64_t version, const std::string& description) const {
+  attribute(file_, "format", std::string(format));
+  attribute(file_, "format_version", version);
+  attribute(file_, "description", description);
+}
+
+Handle Writer::group(const char* name) const {
+  return check(H5Gcreate2(file_, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
+}
+
+void Writer::attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type,
+                       const void* value) const {
+  Handle space = check(H5Screate(H5S_SCALAR), name);
+  Handle attr = check(H5Acreate2(obj, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT), name);
+  check(H5Awrite(attr, mem_type, value), name);
+}
+
+void Writer::attribute(hid_t obj, const char* name, const std::string& value) const {
+  const char* p = value.c_str();
+  Handle t = string_type();
+  attribute(obj, name, t, t, &p);
+}
+
+void Writer::attribute(hid_t obj, const char* name, int64_t value) const {
+  attribute(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
+void Writer::column(hid_t group, const char* name, hid_t file_type, hid_t mem_type, size_t n,
+                    const void* data, const std::string& description) const {
+  hsize_t dims[1] = {n};
+  Handle space = check(H5Screate_simple(1, dims, nullptr), name);
+  Handle set = check(H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), name);
+  if (n > 0) check(H5Dwrite(set, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+  attribute(set, "description", description);
+}
+
+void Writer::column(hid_t group, const char* name, const std::vector<std::string>& values,
+                    const std::string& description) const {
+  std::vector<const char*> pointers;
+  for (const std::string& s : values) pointers.push_back(s.c_str());
+  Handle t = string_type();
+  column(group, name, t, t, values.size(), pointers.data(), description);
+}
+
+void write_atomically(const std::string& path, const std::function<void(const Writer&)>& fill) {
+  silence_errors();
+  TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
+  // fopen first: its errno says plainly why a directory cannot be written.
+  std::FILE* probe = std::fopen(tmp.path.c_str(), "wb");
+  if (!probe) json::throw_error("cannot write " + path + ": " + std::strerror(errno));
+  std::fclose(probe);
+  {
+    Handle fapl = file_access();
+    Handle file(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    Writer w(path, file);
+    if (!file.valid()) w.fail("cannot create " + tmp.path);
+    fill(w);
+    w.check(file.close(), "closing " + tmp.path);
+  }
+  sync_file(tmp.path);
+  if (std::rename(tmp.path.c_str(), path.c_str()) != 0)
+    json::throw_error("cannot write " + path + ": rename from " + tmp.path + ": " + std::strerror(errno));
+  tmp.keep = true;
+}
+
+void Reader::fail(const std::string& why) const {
+  json::throw_error(path_ + ": " + why);
+}
+
+void Reader::open() {
+  silence_errors();
+  std::FILE* f = std::fopen(path_.c_str(), "rb");
+  if (!f || (std::fgetc(f) == EOF && std::ferror(f))) {
+    std::string why = std::strerror(errno);
+    if (f) std::fclose(f);
+    json::throw_error("cannot open " + path_ + ": " + why);
+  }
+  std::fclose(f);
+  Handle fapl = file_access();
+  htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
+  if (is_hdf5 == 0) fail("not an HDF5 file (no HDF5 signature)");
+  if (is_hdf5 < 0) fail("not a readable HDF5 file: " + error_reason());
+  file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl));
+  if (!file_.valid()) fail("damaged HDF5 file: " + error_reason());
+}
+
+int64_t Reader::check_format(std::string_view format, std::string_view kind, int64_t max_version) const {
+  std::string what = "not a superopt " + std::string(kind);
+  if (!has_attribute("format")) fail(what + " (no 'format' attribute)");
+  std::string found = string("format");
+  if (found != format) fail(what + " (format is '" + found + "', expected '" + std::string(format) + "')");
+  int64_t version = integer("format_version");
+  if (version > max_version)
+    fail("format_version " + std::to_string(version) + " is newer than this superopt reads (" +
+         std::to_string(max_version) + "); update superopt");
+  if (version < 1) fail("bad format_version " + std::to_string(version));
+  return version;
+}
+
+Handle Reader::group(const char* name) const {
+  if (H5Lexists(file_, name, H5P_DEFAULT) <= 0) fail("missing group /" + std::string(name));
+  Handle g(H5Gopen2(file_, name, H5P_DEFAULT));
+  if (!g.valid()) fail("cannot open group /" + std::string(name) + ": " + error_reason());
+  return g;
+}
+
+Item Reader::dataset(hid_t group, const char* group_name, const char* name) const {
+  std::string full = *group_name ? std::string(group_name) + "/" + name : std::string(name);
+  if (H5Lexists(group, name, H5P_DEFAULT) <= 0) fail("missing dataset /" + full);
+  Item item{Handle(H5Dopen2(group, name, H5P_DEFAULT)), full, false};
+  if (!item.id.valid()) fail("cannot open dataset /" + full + ": " + error_reason());
+  return item;
+}
+
+Item Reader::attribute(const char* name) const {
+  if (!has_attribute(name)) fail("missing attribute '" + std::string(name) + "'");
+  Item item{Handle(H5Aopen(file_, name, H5P_DEFAULT)), "attribute '" + std::string(name) + "'", true};
+  if (!item.id.valid()) fail("cannot open " + item.name + ": " + error_reason());
+  return item;
+}
+
+size_t Reader::count(const Item& item) const {
+  Handle space = item.space();
+  int rank = H5Sget_simple_extent_ndims(space);
+  hsize_t dims[H5S_MAX_RANK] = {};
+  if (rank < 0 || H5Sget_simple_extent_dims(space, dims, nullptr) < 0)
+    fail(item.name + ": " + error_reason());
+  if (item.attribute && rank != 0) fail(item.name + ": expected a single value");
+  if (!item.attribute && rank != 1)
+    fail(item.name + ": expected a 1-D dataset, got rank " + std::to_string(rank));
+  return item.attribute ? 1 : dims[0];
+}
+
+std::vector<std::string> Reader::strings(const Item& item) const {
+  Handle type = item.type();
+  if (H5Tget_class(type) != H5T_STRING) fail(item.name + ": expected strings");
+  size_t n = count(item);
+  std::vector<std::string> out(n);
+  if (n == 0) return out;
+  if (H5Tis_variable_str(type) > 0) {
+    Handle mem = string_type(H5Tget_cset(type));
+    std::vector<char*> pointers(n, nullptr);
+    herr_t status = item.read(mem, pointers.data());
+    for (size_t i = 0; i < n; ++i)
+      if (pointers[i]) out[i] = pointers[i], H5free_memory(pointers[i]);
+    if (status < 0) fail("cannot read " + item.name + ": " + error_reason());
+  } else {  // fixed-length strings, as numpy's bytes arrays are stored
+    size_t size = H5Tget_size(type);
+    Handle mem(H5Tcopy(type));
+    std::vector<char> buf(n * size);
+    if (item.read(mem, buf.data()) < 0) fail("cannot read " + item.name + ": " + error_reason());
+    for (size_t i = 0; i < n; ++i) out[i].assign(&buf[i * size], strnlen(&buf[i * size], size));
+  }
+  return out;
+}
+
+void Reader::expect_length(const Item& item, size_t got, const std::string& other, size_t expected) const {
+  if (got != expected)
+    fail("/" + item.name + " has " + std::to_string(got) + " entries, /" + other + " has " +
+         std::to_string(expected));
+}
+
+}  // namespace superopt::hdf5

@@ -1,0 +1,168 @@
+// Reading the HDF5 rule database (layout in rule_database.h): every way a file
+// can be missing, foreign, damaged or inconsistent is a one-line Error.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "runtime/core/error.h"
+#include "runtime/db/hdf5_io.h"
+#include "runtime/db/rule_columns.h"
+#include "runtime/db/rule_database.h"
+#include "runtime/formats/graph_json.h"
+#include "runtime/formats/json_text.h"
+
+namespace superopt {
+
+namespace {
+
+using hdf5::Handle;
+using hdf5::Item;
+using hdf5::Reader;
+using namespace rule_columns;
+
+// Maps the file's enum members to statuses by name, so that stored values
+// need not match ours; values that are no member are refused.
+std::vector<RuleStatus> statuses(const Reader& r, const Item& item) {
+  Handle type = item.type();
+  if (H5Tget_class(type) != H5T_ENUM || H5Tget_size(type) != 1)
+    r.fail(item.name + ": expected an enum over uint8");
+  std::optional<RuleStatus> by_value[256];
+  for (int m = 0; m < H5Tget_nmembers(type); ++m) {
+    uint8_t value = 0;
+    char* name = H5Tget_member_name(type, m);
+    std::string member = name ? name : "";
+    H5free_memory(name);
+    H5Tget_member_value(type, m, &value);
+    by_value[value] = rule_status_from_name(member);
+    if (!by_value[value]) r.fail(item.name + ": unknown status name '" + member + "'");
+  }
+  std::vector<uint8_t> raw(r.count(item));
+  if (!raw.empty() && item.read(type, raw.data()) < 0)
+    r.fail("cannot read " + item.name + ": " + hdf5::error_reason());
+  std::vector<RuleStatus> out;
+  for (size_t k = 0; k < raw.size(); ++k) {
+    if (!by_value[raw[k]])
+      r.fail(item.name + "[" + std::to_string(k) + "]: unknown status value " + std::to_string(raw[k]));
+    out.push_back(*by_value[raw[k]]);
+  }
+  return out;
+}
+
+RuleSetInfo read_info(const Reader& r) {
+  RuleSetInfo info;
+  info.format_version =
+      static_cast<int>(r.check_format(kRuleDatabaseFormat, "rule database", kRuleDatabaseFormatVersion));
+  info.generator_version = r.string("generator_version");
+  info.opset_name = r.string("opset_name");
+  info.opset_json = r.string("opset");
+  int64_t max_ops = r.integer("max_ops");
+  if (max_ops < 0 || max_ops > INT32_MAX) r.fail("bad max_ops " + std::to_string(max_ops));
+  info.max_ops = static_cast<int>(max_ops);
+  info.seed = r.numbers<uint64_t>(r.attribute("seed"), H5T_NATIVE_UINT64, true)[0];
+  info.arguments = r.string("arguments");
+  Handle stages = r.group("stages");
+  Item names_item = r.dataset(stages, "stages", "name");
+  std::vector<std::string> names = r.strings(names_item);
+  Item counts_item = r.dataset(stages, "stages", "count");
+  std::vector<int64_t> counts = r.numbers<int64_t>(counts_item, H5T_NATIVE_INT64, true);
+  r.expect_length(counts_item, counts.size(), names_item.name, names.size());
+  for (size_t i = 0; i < names.size(); ++i) info.stage_counts.push_back({names[i], counts[i]});
+  return info;
+}
+
+// "S:T,..." pairing every source output with one target output; returns the
+// target's outputs reordered to line up with the source's.
+std::vector<TensorRef> aligned_outputs(const Reader& r, size_t k, const std::string& text,
+                                       const Graph& target) {
+  size_t n = target.outputs().size();
+  auto bad = [&] {
+    r.fail("rule " + std::to_string(k) + ": output_mapping '" + text +
+           "': expected S:T pairs matching outputs 0 to " + std::to_string(n - 1) + " one to one");
+  };
+  std::vector<TensorRef> aligned(n);
+  std::vector<bool> source_seen(n), target_seen(n);
+  size_t pairs = 0;
+  for (size_t pos = 0; pos <= text.size(); ++pairs) {
+    size_t end = std::min(text.find(',', pos), text.size());
+    unsigned s = 0, t = 0;
+    char extra = 0;
+    std::string pair = text.substr(pos, end - pos);
+    if (std::sscanf(pair.c_str(), "%u:%u%c", &s, &t, &extra) != 2 || s >= n || t >= n || source_seen[s] ||
+        target_seen[t])
+      bad();
+    source_seen[s] = target_seen[t] = true;
+    aligned[s] = target.outputs()[t];
+    pos = end + 1;
+  }
+  if (pairs != n) bad();
+  return aligned;
+}
+
+Graph rule_graph(const std::string& path, size_t k, const char* side, const std::string& text) {
+  return read_graph_json(text, path + ": rule " + std::to_string(k) + " " + side);
+}
+
+// Rule k from the columns, checked against itself.
+Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, size_t k) {
+  Rule rule;
+  rule.source = rule_graph(path, k, "source", c.source[k]);
+  rule.target = rule_graph(path, k, "target", c.target[k]);
+  std::string where = "rule " + std::to_string(k) + ": ";
+  size_t n = rule.source.outputs().size();
+  if (rule.target.outputs().size() != n)
+    r.fail(where + "source has " + std::to_string(n) + " outputs, target has " +
+           std::to_string(rule.target.outputs().size()));
+  rule.target.set_outputs(aligned_outputs(r, k, c.output_mapping[k], rule.target));
+  if (c.source_ops[k] != rule.source.num_operators() || c.target_ops[k] != rule.target.num_operators())
+    r.fail(where + "source_ops/target_ops say " + std::to_string(c.source_ops[k]) + "/" +
+           std::to_string(c.target_ops[k]) + ", the graphs have " +
+           std::to_string(rule.source.num_operators()) + "/" + std::to_string(rule.target.num_operators()) +
+           " operators");
+  rule.fingerprint = c.fingerprint[k];
+  rule.status = c.status[k];
+  rule.proof_ms = c.proof_ms[k];
+  rule.note = c.note[k];
+  return rule;
+}
+
+std::vector<Rule> read_rules(const Reader& r, const std::string& path) {
+  Handle group = r.group("rules");
+  auto item = [&](const Column& col) { return r.dataset(group, "rules", col.name); };
+  Item source = item(kSource);
+  RuleColumns c;
+  c.source = r.strings(source);
+  size_t n = c.source.size();
+  auto same_length = [&](const Item& it, size_t got) { r.expect_length(it, got, source.name, n); };
+  Item target = item(kTarget), mapping = item(kOutputMapping), note = item(kNote);
+  same_length(target, (c.target = r.strings(target)).size());
+  same_length(mapping, (c.output_mapping = r.strings(mapping)).size());
+  same_length(note, (c.note = r.strings(note)).size());
+  Item fingerprint = item(kFingerprint), status = item(kStatus), proof_ms = item(kProofMs);
+  same_length(fingerprint,
+              (c.fingerprint = r.numbers<uint64_t>(fingerprint, H5T_NATIVE_UINT64, true)).size());
+  same_length(status, (c.status = statuses(r, status)).size());
+  same_length(proof_ms, (c.proof_ms = r.numbers<double>(proof_ms, H5T_NATIVE_DOUBLE, false)).size());
+  Item source_ops = item(kSourceOps), target_ops = item(kTargetOps);
+  same_length(source_ops, (c.source_ops = r.numbers<int32_t>(source_ops, H5T_NATIVE_INT32, true)).size());
+  same_length(target_ops, (c.target_ops = r.numbers<int32_t>(target_ops, H5T_NATIVE_INT32, true)).size());
+  std::vector<Rule> rules;
+  rules.reserve(n);
+  for (size_t k = 0; k < n; ++k) rules.push_back(make_rule(r, path, c, k));
+  return rules;
+}
+
+}  // namespace
+
+RuleDatabase RuleDatabase::read(const std::string& path) {
+  hdf5::silence_errors();
+  Reader reader(path);
+  reader.open();
+  RuleDatabase db;
+  db.info = read_info(reader);
+  db.rules = read_rules(reader, path);
+  return db;
+}
+
+}  // namespace superopt

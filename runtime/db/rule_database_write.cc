@@ -1,0 +1,126 @@
+// Writing the HDF5 rule database (layout in rule_database.h) atomically through
+// a temporary file; rule status names.
+#include "runtime/db/rule_database.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include "runtime/core/error.h"
+#include "runtime/db/hdf5_io.h"
+#include "runtime/db/rule_columns.h"
+#include "runtime/formats/graph_json.h"
+#include "runtime/formats/json_text.h"
+
+namespace superopt {
+
+namespace {
+
+using hdf5::Handle;
+using hdf5::Writer;
+using namespace rule_columns;
+
+std::string output_mapping_text(size_t num_outputs) {
+  std::string s;
+  for (size_t k = 0; k < num_outputs; ++k) {
+    // Appending, not operator+: GCC 12 warns falsely (-Wrestrict) on "," + string.
+    if (k) s += ',';
+    s.append(std::to_string(k)).append(":").append(std::to_string(k));
+  }
+  return s;
+}
+
+void write_info(const Writer& w, hid_t file, const RuleSetInfo& info) {
+  w.format_header(kRuleDatabaseFormat, kRuleDatabaseFormatVersion,
+                  "superopt substitution rules: rule K is element K of every dataset in /rules; source and "
+                  "target are superopt-graph JSON; /stages lists the rule count after each generator stage");
+  w.attribute(file, "generator_version", info.generator_version);
+  w.attribute(file, "opset_name", info.opset_name);
+  w.attribute(file, "opset", info.opset_json);
+  w.attribute(file, "max_ops", int64_t{info.max_ops});
+  w.attribute(file, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &info.seed);
+  w.attribute(file, "arguments", info.arguments);
+  Handle stages = w.group("stages");
+  std::vector<std::string> names;
+  std::vector<int64_t> counts;
+  for (const auto& [name, count] : info.stage_counts) names.push_back(name), counts.push_back(count);
+  w.column(stages, "name", names, "generator stage, in order");
+  w.column(stages, "count", H5T_STD_I64LE, H5T_NATIVE_INT64, counts.size(), counts.data(),
+           "rules left after the stage");
+}
+
+// The rules as columns, converted before the file is created so that a
+// graph that cannot be written leaves no file behind.
+RuleColumns to_columns(const std::string& path, const std::vector<Rule>& rules) {
+  RuleColumns c;
+  for (size_t k = 0; k < rules.size(); ++k) {
+    const Rule& r = rules[k];
+    std::string where = "cannot write " + path + ": rule " + std::to_string(k);
+    if (static_cast<int>(r.status) >= kNumRuleStatuses)
+      json::throw_error(where + ": invalid status " + std::to_string(static_cast<int>(r.status)));
+    if (r.source.outputs().size() != r.target.outputs().size())
+      json::throw_error(where + ": source has " + std::to_string(r.source.outputs().size()) +
+                        " outputs, target has " + std::to_string(r.target.outputs().size()));
+    try {
+      c.source.push_back(write_graph_json(r.source));
+      c.target.push_back(write_graph_json(r.target));
+    } catch (const Error& e) {
+      json::throw_error(where + ": " + e.what());
+    }
+    c.output_mapping.push_back(output_mapping_text(r.source.outputs().size()));
+    c.note.push_back(r.note);
+    c.fingerprint.push_back(r.fingerprint);
+    c.status.push_back(r.status);
+    c.proof_ms.push_back(r.proof_ms);
+    c.source_ops.push_back(r.source.num_operators());
+    c.target_ops.push_back(r.target.num_operators());
+  }
+  return c;
+}
+
+void write_rules(const Writer& w, const RuleColumns& c) {
+  Handle rules = w.group("rules");
+  size_t n = c.source.size();
+  auto strings = [&](const Column& col, const std::vector<std::string>& values) {
+    w.column(rules, col.name, values, col.description);
+  };
+  auto numbers = [&](const Column& col, hid_t file_type, hid_t memory_type, const void* data) {
+    w.column(rules, col.name, file_type, memory_type, n, data, col.description);
+  };
+  strings(kSource, c.source);
+  strings(kTarget, c.target);
+  strings(kOutputMapping, c.output_mapping);
+  numbers(kFingerprint, H5T_STD_U64LE, H5T_NATIVE_UINT64, c.fingerprint.data());
+  Handle status = hdf5::uint8_enum_type(kStatusNames);
+  static_assert(sizeof(RuleStatus) == sizeof(uint8_t));
+  numbers(kStatus, status, status, c.status.data());
+  numbers(kProofMs, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.proof_ms.data());
+  strings(kNote, c.note);
+  numbers(kSourceOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.source_ops.data());
+  numbers(kTargetOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.target_ops.data());
+}
+
+}  // namespace
+
+std::string_view rule_status_name(RuleStatus s) {
+  auto i = static_cast<size_t>(s);
+  return i < std::size(kStatusNames) ? kStatusNames[i] : "invalid";
+}
+
+std::optional<RuleStatus> rule_status_from_name(std::string_view name) {
+  for (int i = 0; i < kNumRuleStatuses; ++i)
+    if (kStatusNames[i] == name) return static_cast<RuleStatus>(i);
+  return std::nullopt;
+}
+
+void RuleDatabase::write(const std::string& path) const {
+  hdf5::silence_errors();
+  RuleColumns columns = to_columns(path, rules);
+  hdf5::write_atomically(path, [&](const Writer& w) {
+    write_info(w, w.file(), info);
+    write_rules(w, columns);
+  });
+}
+
+}  // namespace superopt

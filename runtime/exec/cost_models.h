@@ -1,0 +1,19 @@
+// Every cost model by its spec: the offline ones of runtime/cost/ ("analytic:DEVICE",
+// "table:FILE") and the one measured live on a device through an executor ("gpu").
+// It sits here, above cost/ and the executors, so that no arrow points back down.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "runtime/cost/cost_model.h"
+
+namespace superopt {
+
+// "analytic:DEVICE" (profile data/devices/DEVICE.json, or a path to a
+// profile file), "table:FILE" (an HDF5 cost table), "gpu" (measure on the
+// fly). Throws Error with a one-line message for an unknown model, an
+// unknown device or an unreadable table.
+std::unique_ptr<CostModel> make_cost_model(std::string_view spec);
+
+}  // namespace superopt
