@@ -1,5 +1,13 @@
-# The optimizer (search/): unit tests, and `superopt optimize` end to end.
-add_executable(search_tests search_test.cc)
+# The rewrite engine (runtime/rewrite/): matching and rule application. It
+# links superopt_search only for the numerical check (search/numerical_check.h)
+# that the application tests compare graphs with.
+add_executable(rewrite_tests rewrite_match_test.cc rewrite_apply_test.cc)
+target_link_libraries(rewrite_tests PRIVATE superopt_rewrite superopt_search Catch2::Catch2WithMain)
+catch_discover_tests(rewrite_tests)
+
+# The optimizer (search/): unit tests (backtracking, folding, graph split and
+# stitching), and `superopt optimize` end to end.
+add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc)
 target_link_libraries(search_tests PRIVATE superopt_search Catch2::Catch2WithMain)
 catch_discover_tests(search_tests)
 
