@@ -24,7 +24,7 @@
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 constexpr const char* kGeneratorVersion = "superopt-enum 1";
@@ -274,8 +274,12 @@ void write_rules(const OwnedRules& all, const Opset& opset, const EnumerateOptio
 }
 
 }  // namespace
+}  // namespace superopt::enumeration
+
+namespace superopt {
 
 EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
+  using namespace enumeration;
   Clock::time_point start = Clock::now();
   const MpiWorld world;  // MPI is already running: the command started it
   const int rank = world.rank(), ranks = world.size();
