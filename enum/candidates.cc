@@ -11,7 +11,7 @@
 #include "runtime/core/evaluator.h"
 #include "runtime/core/hashing.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 constexpr double kFloatTolerance = 1e-5;  // TASO's threshold, relative to the magnitude
@@ -131,4 +131,4 @@ bool CandidatePairing::same_tensor(const GraphCode& a, int ta, const GraphCode& 
   return x.shape == y.shape && x.data == y.data;
 }
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

@@ -10,7 +10,7 @@
 #include "enum/opset.h"
 #include "runtime/core/tensor.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 
 // source.outputs[k] computes the same tensor as target.outputs[k] (tensor ids).
 struct CandidateRule {
@@ -55,4 +55,4 @@ class CandidatePairing {
 // The canonical order of codes within a class: fewer operators first, then bytes.
 bool code_less(const GraphCode& a, const GraphCode& b);
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

@@ -10,7 +10,7 @@
 
 #include "runtime/core/error.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'O', 'C', 'K', 'P', 'T', '0', '1'};
@@ -116,4 +116,4 @@ void CheckpointLog::append(int64_t unit, const std::string& records) {
   }
 }
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

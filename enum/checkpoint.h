@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace superopt {
+namespace superopt::enumeration {
 
 class CheckpointLog {
  public:
@@ -38,4 +38,4 @@ class CheckpointLog {
   double last_sync_ = 0;
 };
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

@@ -2,7 +2,6 @@
 // fingerprint, pair classes on their owners, prune and write on rank 0.
 #include "enum/enumerate.h"
 
-#include <mpi.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -12,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <numeric>
 #include <unordered_set>
 
 #include "enum/candidates.h"
@@ -26,7 +24,7 @@
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 constexpr const char* kGeneratorVersion = "superopt-enum 1";
@@ -138,33 +136,6 @@ std::vector<KeyedRule> read_rules(const std::string& in, const Opset& opset) {
   return rules;
 }
 
-// Rank 0 gets every rank's bytes, concatenated in rank order.
-std::string gather_to_root(const std::string& mine, int rank, int size) {
-  int my_size = static_cast<int>(mine.size());
-  std::vector<int> sizes(size), offsets(size);
-  MPI_Gather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string all;
-  if (rank == 0) {
-    std::exclusive_scan(sizes.begin(), sizes.end(), offsets.begin(), 0);
-    all.resize(offsets.back() + sizes.back());
-  }
-  MPI_Gatherv(mine.data(), my_size, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0,
-              MPI_COMM_WORLD);
-  return all;
-}
-
-// Every rank gets the union of all ranks' values.
-std::vector<int64_t> all_gather(const std::vector<int64_t>& mine, int size) {
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(size), offsets(size);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
-  std::vector<int64_t> all(offsets.back() + counts.back());
-  MPI_Allgatherv(mine.data(), n, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T,
-                 MPI_COMM_WORLD);
-  return all;
-}
-
 // What identifies a run for its checkpoints: the same opset, limits and seed.
 std::string run_description(const Opset& opset, const EnumerateOptions& o) {
   return "opset " + opset.name + ", max-ops " + std::to_string(o.max_ops) + ", seed " +
@@ -177,10 +148,10 @@ uint64_t run_key(const Opset& opset, const EnumerateOptions& o) {
 }
 
 // The work units no earlier attempt finished (the same list on every rank).
-std::vector<int64_t> units_to_do(size_t count, const CheckpointLog* log, int ranks) {
+std::vector<int64_t> units_to_do(size_t count, const CheckpointLog* log, const MpiWorld& world) {
   std::vector<char> done(count, 0);
   if (log)
-    for (int64_t u : all_gather(log->done_units(), ranks))
+    for (int64_t u : world.all_gather(log->done_units()))
       if (u >= 0 && u < static_cast<int64_t>(count)) done[u] = 1;
   std::vector<int64_t> todo;
   for (size_t u = 0; u < count; ++u)
@@ -215,18 +186,6 @@ void generate(Generator& generator, const std::vector<GraphCode>& units, int dep
     if (++logged == exit_after) std::_Exit(137);
   }
   exchange.finish();
-}
-
-uint64_t sum_over_ranks(uint64_t v) {
-  uint64_t total = 0;
-  MPI_Reduce(&v, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  return total;
-}
-
-int64_t max_over_ranks(int64_t v) {
-  int64_t top = 0;
-  MPI_Reduce(&v, &top, 1, MPI_INT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-  return top;
 }
 
 bool rule_less(const CandidateRule& a, const CandidateRule& b) {
@@ -315,16 +274,18 @@ void write_rules(const OwnedRules& all, const Opset& opset, const EnumerateOptio
 }
 
 }  // namespace
+}  // namespace superopt::enumeration
+
+namespace superopt {
 
 EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
+  using namespace enumeration;
   Clock::time_point start = Clock::now();
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const MpiWorld world;  // MPI is already running: the command started it
+  const int rank = world.rank(), ranks = world.size();
   Opset opset;
   std::unique_ptr<Generator> made;
   std::unique_ptr<CheckpointLog> log;
-  const MpiWorld world;  // MPI is already running: the command started it
   world.on_all_ranks([&] {
     opset = read_opset_file(o.opset_path);
     check_output(o);
@@ -337,7 +298,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   int depth = std::min(2, o.max_ops);
   std::vector<GraphCode> units = generator.prefixes(depth);
   units.insert(units.begin(), GraphCode{});  // graphs smaller than the units
-  std::vector<int64_t> todo = units_to_do(units.size(), log.get(), ranks);
+  std::vector<int64_t> todo = units_to_do(units.size(), log.get(), world);
 
   EnumerateSummary s;
   OwnedRules owned;
@@ -353,20 +314,20 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
         });
       });
     generate(generator, units, depth, exchange, log.get(), rank == 0 ? exit_after_units() : -1);
-    s.record_bytes = sum_over_ranks(exchange.records().size());
+    s.record_bytes = world.sum_to_root(exchange.records().size());
     owned = pair_owned_classes(exchange.records(), opset, o.seed);
   }  // the records go here
   OwnedRules all;
-  all.keys = gather_to_root(owned.keys, rank, ranks);
-  all.survivors = gather_to_root(owned.survivors, rank, ranks);
+  all.keys = world.gather_to_root(owned.keys);
+  all.survivors = world.gather_to_root(owned.survivors);
 
   s.ranks = ranks;
-  s.graphs = sum_over_ranks(generator.counts().graphs + replayed_graphs);
-  s.resumed_graphs = sum_over_ranks(replayed_graphs);
-  s.classes = sum_over_ranks(owned.classes);
-  s.failed_second_test = static_cast<int64_t>(sum_over_ranks(owned.counts.split_by_second_eval));
-  s.failed_float_test = static_cast<int64_t>(sum_over_ranks(owned.counts.failed_float_test));
-  s.peak_rss_bytes = max_over_ranks(peak_rss_bytes());  // the last collective: rank 0 may fail after it
+  s.graphs = world.sum_to_root(generator.counts().graphs + replayed_graphs);
+  s.resumed_graphs = world.sum_to_root(replayed_graphs);
+  s.classes = world.sum_to_root(owned.classes);
+  s.failed_second_test = static_cast<int64_t>(world.sum_to_root(owned.counts.split_by_second_eval));
+  s.failed_float_test = static_cast<int64_t>(world.sum_to_root(owned.counts.failed_float_test));
+  s.peak_rss_bytes = world.max_to_root(peak_rss_bytes());  // the last collective: rank 0 may fail after it
   if (rank == 0) {
     write_rules(all, opset, o, s);
     s.peak_rss_bytes = std::max(s.peak_rss_bytes, peak_rss_bytes());

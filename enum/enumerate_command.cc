@@ -8,7 +8,7 @@
 #include "runtime/core/data_dir.h"
 #include "runtime/mpi/mpi_world.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 EnumerateOptions read_options(const cli::po::variables_map& vm, const std::vector<std::string>& args) {
@@ -60,6 +60,9 @@ void print_summary(const EnumerateSummary& s, const EnumerateOptions& o) {
 }
 
 }  // namespace
+}  // namespace superopt::enumeration
+
+namespace superopt {
 
 int enumerate_command(const std::vector<std::string>& args) {
   cli::po::options_description opts("options");
@@ -80,13 +83,13 @@ int enumerate_command(const std::vector<std::string>& args) {
         "[--json]",
         opts, {}, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
-    EnumerateOptions o = read_options(*vm, args);
+    EnumerateOptions o = enumeration::read_options(*vm, args);
     EnumerateSummary s = enumerate_rules(o);
     if (world.rank() != 0) return cli::kExitOk;
     if (vm->count("json"))
-      std::cout << summary_json(s, o).dump() << "\n";
+      std::cout << enumeration::summary_json(s, o).dump() << "\n";
     else
-      print_summary(s, o);
+      enumeration::print_summary(s, o);
     return cli::kExitOk;
   } catch (const Error& e) {
     if (world.rank() == 0) std::cerr << "superopt enumerate: " << e.what() << "\n";

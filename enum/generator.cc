@@ -12,7 +12,7 @@
 #include "runtime/core/hashing.h"
 #include "runtime/core/kernels.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 
 uint64_t tensor_hash(const Shape& shape, std::span<const uint64_t> values) {
   uint64_t seed = static_cast<uint64_t>(shape.rank());
@@ -390,4 +390,4 @@ void Generator::run_unit(const GraphCode& prefix, int depth, const GraphVisitor&
   for (size_t i = 0; i < prefix.ops.size(); ++i) state_->pop();
 }
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

@@ -11,7 +11,7 @@
 #include "enum/graph_code.h"
 #include "enum/opset.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 
 // Hash of one tensor's shape and contents, and the symmetric combination of
 // output hashes into a graph's fingerprint (independent of output order).
@@ -67,4 +67,4 @@ class Generator {
   GeneratorCounts counts_;
 };
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

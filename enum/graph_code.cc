@@ -3,7 +3,7 @@
 
 #include "runtime/core/error.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 int arity(const Opset& opset, int variant) {
@@ -110,4 +110,4 @@ std::string code_str(const GraphCode& code, const Opset& opset) {
   return s;
 }
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

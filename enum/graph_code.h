@@ -12,7 +12,7 @@
 #include "runtime/core/evaluator.h"
 #include "runtime/core/graph.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 
 inline constexpr int kMaxCodeOps = 8;
 inline constexpr int kMaxCodeInputs = 2;  // the generator's operators take one or two inputs
@@ -67,4 +67,4 @@ std::vector<Tensor<typename A::Value>> source_values(const Opset& opset, const A
 // A readable one-line form: "matmul(x1, w1); relu(#0)".
 std::string code_str(const GraphCode& code, const Opset& opset);
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

@@ -11,7 +11,7 @@
 #include "runtime/formats/json_text.h"
 #include "runtime/formats/op_params_json.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 using namespace json;
@@ -225,4 +225,4 @@ Opset read_opset_file(const std::string& path) {
   return parse_opset(read_text_file(path), path);
 }
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

@@ -7,7 +7,7 @@
 
 #include "runtime/core/operator_registry.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 
 // Format, version 1 (see also data/opsets/README.md):
 //
@@ -87,4 +87,4 @@ struct Opset {
 Opset parse_opset(std::string_view text, std::string_view source_name);
 Opset read_opset_file(const std::string& path);
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

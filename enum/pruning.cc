@@ -7,7 +7,7 @@
 
 #include "runtime/core/hashing.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 int num_sources(const Opset& opset) {
@@ -126,4 +126,4 @@ bool has_common_subgraph(const CandidateRule& r, const Opset& opset, const Tenso
   return same_op_on_inputs(r, opset) || common_top(r, opset, equal);
 }
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

@@ -7,7 +7,7 @@
 #include "enum/candidates.h"
 #include "enum/opset.h"
 
-namespace superopt {
+namespace superopt::enumeration {
 
 // Equal for rules that are one rule under a renaming of interchangeable
 // sources, in either direction (source and target swapped). Keeping the
@@ -29,4 +29,4 @@ using TensorEquality = std::function<bool(int source_tensor, int target_tensor)>
 // it commutes with the renaming pruning.
 bool has_common_subgraph(const CandidateRule& rule, const Opset& opset, const TensorEquality& equal);
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

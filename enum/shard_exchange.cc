@@ -6,7 +6,7 @@
 #include <cstring>
 #include <numeric>
 
-namespace superopt {
+namespace superopt::enumeration {
 namespace {
 
 enum Tag : int { kRecords = 101, kWorkRequest = 102, kWorkGrant = 103, kDone = 104 };
@@ -150,4 +150,4 @@ void ShardExchange::finish() {
   reap_sends(true);
 }
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

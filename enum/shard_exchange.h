@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace superopt {
+namespace superopt::enumeration {
 
 // A graph record as ranks exchange and store them:
 // [fingerprint: 8 bytes][code length: 1 byte][code bytes].
@@ -65,4 +65,4 @@ class ShardExchange {
   std::function<void(uint64_t, int64_t)> progress_;
 };
 
-}  // namespace superopt
+}  // namespace superopt::enumeration

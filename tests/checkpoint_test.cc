@@ -7,6 +7,7 @@
 #include "enum/checkpoint.h"
 
 using namespace superopt;
+using namespace superopt::enumeration;
 using Catch::Contains;
 
 namespace {

@@ -18,6 +18,7 @@
 #include "runtime/mpi/mpi_world.h"
 
 using namespace superopt;
+using namespace superopt::enumeration;
 using Catch::Contains;
 
 namespace {

@@ -12,6 +12,7 @@
 #include "runtime/formats/json_text.h"
 
 using namespace superopt;
+using namespace superopt::enumeration;
 using Catch::Contains;
 using Catch::Equals;
 using Catch::StartsWith;

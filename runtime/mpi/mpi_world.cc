@@ -1,7 +1,9 @@
-// MpiWorld: initialisation, finalisation and the few collectives the core needs.
+// MpiWorld: initialisation, finalisation and the collectives the stages share.
 #include "runtime/mpi/mpi_world.h"
 
 #include <mpi.h>
+
+#include <numeric>
 
 #include "runtime/core/error.h"
 
@@ -40,6 +42,43 @@ std::vector<uint64_t> MpiWorld::all_gather(uint64_t value) const {
   std::vector<uint64_t> all(size_);
   MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
   return all;
+}
+
+std::vector<int64_t> MpiWorld::all_gather(const std::vector<int64_t>& values) const {
+  int n = static_cast<int>(values.size());
+  std::vector<int> counts(size_), offsets(size_);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  std::vector<int64_t> all(offsets.back() + counts.back());
+  MPI_Allgatherv(values.data(), n, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T,
+                 MPI_COMM_WORLD);
+  return all;
+}
+
+std::string MpiWorld::gather_to_root(const std::string& bytes, int root) const {
+  int mine = static_cast<int>(bytes.size());
+  std::vector<int> sizes(size_), offsets(size_);
+  MPI_Gather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, root, MPI_COMM_WORLD);
+  std::string all;
+  if (rank_ == root) {
+    std::exclusive_scan(sizes.begin(), sizes.end(), offsets.begin(), 0);
+    all.resize(offsets.back() + sizes.back());
+  }
+  MPI_Gatherv(bytes.data(), mine, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, root,
+              MPI_COMM_WORLD);
+  return all;
+}
+
+uint64_t MpiWorld::sum_to_root(uint64_t value, int root) const {
+  uint64_t total = 0;
+  MPI_Reduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, root, MPI_COMM_WORLD);
+  return total;
+}
+
+int64_t MpiWorld::max_to_root(int64_t value, int root) const {
+  int64_t top = 0;
+  MPI_Reduce(&value, &top, 1, MPI_INT64_T, MPI_MAX, root, MPI_COMM_WORLD);
+  return top;
 }
 
 void MpiWorld::on_all_ranks(const std::function<void()>& f) const {

@@ -24,6 +24,16 @@ class MpiWorld {
   std::string broadcast(const std::string& text, int root = 0) const;
   // Every rank gets the values of all ranks, indexed by rank.
   std::vector<uint64_t> all_gather(uint64_t value) const;
+  // Every rank gets the values of all ranks concatenated in rank order; ranks
+  // may give different numbers of values (at most INT_MAX in all).
+  std::vector<int64_t> all_gather(const std::vector<int64_t>& values) const;
+  // Rank `root` gets the bytes of all ranks concatenated in rank order (at
+  // most INT_MAX in all); the other ranks get an empty string.
+  std::string gather_to_root(const std::string& bytes, int root = 0) const;
+  // Rank `root` gets the sum (the largest value) over all ranks; the other
+  // ranks get 0.
+  uint64_t sum_to_root(uint64_t value, int root = 0) const;
+  int64_t max_to_root(int64_t value, int root = 0) const;
   // Runs f on every rank; if it throws Error on any, every rank throws the
   // message of the lowest such rank, so that no rank waits for the others.
   void on_all_ranks(const std::function<void()>& f) const;
