@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "runtime/core/error.h"
-#include "verify/axioms.h"
+#include "verify/axiom_set.h"
 #include "verify/prover.h"
 #include "verify/rule_validation.h"
 #include "verify/rule_verifier.h"

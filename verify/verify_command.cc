@@ -14,7 +14,7 @@
 #include "runtime/core/data_dir.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
-#include "verify/axioms.h"
+#include "verify/axiom_set.h"
 #include "verify/rule_verifier.h"
 #include "verify/verifier_pool.h"
 #include "verify/verify.h"
