@@ -4,8 +4,8 @@
 
 #include "runtime/core/error.h"
 #include "verify/axiom_redundancy.h"
+#include "verify/axiom_set.h"
 #include "verify/axiom_validation.h"
-#include "verify/axioms.h"
 
 using namespace superopt;
 using namespace superopt::verify;

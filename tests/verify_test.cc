@@ -1,12 +1,17 @@
 // The verifier: TASO's Figure 2 rules are verified, deliberately wrong rules never
 // are (and are refuted with a counterexample), and the axioms do not prove them.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "runtime/core/error.h"
-#include "verify/axioms.h"
+#include "runtime/mpi/mpi_world.h"
+#include "verify/axiom_set.h"
 #include "verify/prover.h"
 #include "verify/rule_validation.h"
 #include "verify/rule_verifier.h"
+#include "verify/verify.h"
 
 using namespace superopt;
 using namespace superopt::verify;
@@ -42,6 +47,12 @@ OpParams axis(int a) {
 
 TensorRef op(Graph& g, OpType type, std::initializer_list<TensorRef> in, OpParams p = {}) {
   return {g.add(type, in, p), 0};
+}
+
+// MPI for verify_rules, started once: it cannot start again once finalised.
+const MpiWorld& mpi_world() {
+  static const MpiWorld world;
+  return world;
 }
 
 RuleStatus verdict(const Rule& r) {
@@ -189,6 +200,43 @@ TEST_CASE("wrong rules are refuted with a counterexample", "[verify]") {
     CHECK(v.status == RuleStatus::refuted);
     CHECK(v.note.find("differs at") != std::string::npos);
   }
+}
+
+TEST_CASE("verify_rules decides the undecided rules only and saves the database", "[verify]") {
+  mpi_world();  // one process: it is the whole pool
+  RuleDatabase db;
+  db.rules = {matmul_fusion(), relu_additive(), relu_additive()};
+  db.rules[2].status = RuleStatus::verified;  // settled, if wrongly: not tried again
+  VerifyOptions options;
+  options.save_path =
+      (std::filesystem::temp_directory_path() / ("verify_rules_" + std::to_string(getpid()) + ".h5"))
+          .string();
+  const VerifySummary s = verify_rules(db, taso_axioms(), options);
+  CHECK(s.rules == 3);
+  CHECK(s.checked == 2);
+  CHECK(s.workers == 1);
+  CHECK(s.counts[static_cast<int>(RuleStatus::verified)] == 2);
+  CHECK(s.counts[static_cast<int>(RuleStatus::refuted)] == 1);
+  CHECK(db.rules[0].status == RuleStatus::verified);
+  CHECK(db.rules[1].status == RuleStatus::refuted);
+  const RuleDatabase saved = RuleDatabase::read(options.save_path);
+  std::filesystem::remove(options.save_path);
+  REQUIRE(saved.rules.size() == 3);
+  for (int i = 0; i < 3; ++i) CHECK(saved.rules[i].status == db.rules[i].status);
+}
+
+TEST_CASE("verify_rules refuses axioms that never mention an operator the rules use", "[verify]") {
+  mpi_world();
+  RuleDatabase db;
+  db.rules = {matmul_fusion()};
+  const AxiomSet partial =
+      parse_axioms("# ewadd commutes\naxiom ewadd_comm: forall x:[a,b] y:[a,b]. ewadd(x, y) = ewadd(y, x)\n",
+                   "partial.ax");
+  VerifyOptions options;
+  options.save_path = "never-written.h5";
+  CHECK_THROWS_WITH(verify_rules(db, partial, options),
+                    Catch::Contains("partial.ax never mention") && Catch::Contains("matmul"));
+  CHECK(!std::filesystem::exists(options.save_path));
 }
 
 TEST_CASE("the axioms alone do not prove wrong rules", "[verify]") {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "verify/axioms.h"
+#include "verify/axiom_set.h"
 
 namespace superopt::verify {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "runtime/db/rule_database.h"
-#include "verify/axioms.h"
+#include "verify/axiom_set.h"
 #include "verify/tensor_theory.h"
 
 namespace superopt::verify {

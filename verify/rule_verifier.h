@@ -8,7 +8,7 @@
 #include <string>
 
 #include "runtime/db/rule_database.h"
-#include "verify/axioms.h"
+#include "verify/axiom_set.h"
 #include "verify/prover.h"
 
 namespace superopt::verify {

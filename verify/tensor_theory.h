@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "runtime/core/graph.h"
-#include "verify/axioms.h"
+#include "verify/axiom_set.h"
 
 namespace superopt::verify {
 

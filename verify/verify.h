@@ -1,10 +1,41 @@
-// The verifier's public face: the `verify` and `verify-axioms` commands.
+// The verifier's public face: verify_rules() decides a database's undecided
+// rules from the axioms; the `verify` and `verify-axioms` commands.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "runtime/db/rule_database.h"
+#include "verify/axiom_set.h"
+
 namespace superopt {
+
+struct VerifyOptions {
+  std::string save_path;          // where rank 0 writes the database: progress and the result
+  unsigned timeout_ms = 10000;    // wall clock per Z3 query
+  unsigned proof_rlimit = 20000;  // Z3's deterministic resource limit per proof; 0: none
+  double save_seconds = 30;       // write progress this often
+};
+
+struct VerifySummary {
+  int64_t rules = 0;                               // in the database
+  std::array<int64_t, kNumRuleStatuses> counts{};  // rules by status after the run, indexed by RuleStatus
+  int64_t checked = 0;                             // rules this run decided
+  int workers = 1;
+  double wall_seconds = 0;
+  double median_ms = 0;  // per rule checked
+  double p95_ms = 0;
+};
+
+// Decides every undecided rule of db (candidate or unknown) as verified,
+// refuted or unknown, on every rank of MPI_COMM_WORLD (MPI must be initialised).
+// Every rank passes the same database and axioms: workers read their rules from
+// it, rank 0 records the verdicts in it, saves it to options.save_path now and
+// then and at the end, and gets the summary. Throws Error on every rank alike
+// when the axioms never mention an operator the rules use.
+VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, const VerifyOptions& options);
 
 // `superopt verify rules.h5 [--axioms FILE] [--timeout-ms T] [--json]`: decides
 // every undecided rule (verified, refuted or unknown) and updates the database.

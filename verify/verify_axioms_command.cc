@@ -9,8 +9,8 @@
 #include "runtime/core/data_dir.h"
 #include "runtime/mpi/mpi_world.h"
 #include "verify/axiom_redundancy.h"
+#include "verify/axiom_set.h"
 #include "verify/axiom_validation.h"
-#include "verify/axioms.h"
 #include "verify/verify.h"
 
 namespace superopt {

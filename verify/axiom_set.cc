@@ -1,8 +1,11 @@
-// The axiom file parser. Grammar (see verify/axioms/README.md):
+// AxiomSet (axiom_set.h): the parser of axiom files, and terms written back as text.
+// Grammar (see verify/axioms/README.md):
 //   entry   := comment-lines "axiom" NAME ":" "forall" binder+ "." term "=" term
 //   binder  := NAME ":" "[" atom,* "]"  (a tensor with its shape)  |  NAME ":" KIND
 //   term    := NAME [ "[" key "=" value,* "]" ] [ "(" term,* ")" ]
 // An entry continues on lines that start with white space.
+#include "verify/axiom_set.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -10,7 +13,6 @@
 
 #include "runtime/core/error.h"
 #include "runtime/formats/json_text.h"
-#include "verify/axioms.h"
 #include "verify/param_ints.h"
 
 namespace superopt::verify {
