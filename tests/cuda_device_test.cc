@@ -1,7 +1,8 @@
 // GPU test: the CUDA driver, a kernel, cuBLAS and cuDNN work on this machine's
 // device. Exits 77 (reported by CTest as skipped) when there is no device.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+
+#include "tests/catch_runner.h"
 
 #include <iostream>
 
@@ -23,5 +24,5 @@ int main(int argc, char** argv) {
     std::cout << "skipped: no CUDA device (" << info.no_device_reason << ")\n";
     return 77;
   }
-  return Catch::Session().run(argc, argv);
+  return superopt::test::run_catch_session(argc, argv);
 }

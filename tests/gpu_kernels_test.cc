@@ -1,7 +1,6 @@
 // GPU test: every operator's GPU kernel against the CPU reference on random
 // inputs, over strides, paddings, groups, fused activations, broadcasting and
 // matmul layouts. Exits 77 (CTest: skipped) without a CUDA device.
-#define CATCH_CONFIG_RUNNER
 #include "tests/gpu_test_support.h"
 #include "tests/op_params.h"
 

@@ -1,7 +1,6 @@
 // GPU test: whole models on the GPU against the CPU reference, `run` timing,
 // and operator measurement into a cost table that CostTable::read reads back.
 // Exits 77 (CTest: skipped) without a CUDA device.
-#define CATCH_CONFIG_RUNNER
 #include "runtime/exec/cuda/gpu_runtime.h"
 #include "runtime/cost/cost_table.h"
 #include "runtime/exec/cuda/op_timer.h"

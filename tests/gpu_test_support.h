@@ -3,9 +3,11 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include "tests/catch_runner.h"
 
 #include "runtime/core/arith.h"
 #include "runtime/core/evaluator.h"
@@ -44,7 +46,7 @@ inline int run_gpu_tests(int argc, char** argv) {
     std::cout << "skipped: no CUDA device (" << info.no_device_reason << ")\n";
     return 77;
   }
-  return Catch::Session().run(argc, argv);
+  return superopt::test::run_catch_session(argc, argv);
 }
 
 }  // namespace superopt::test

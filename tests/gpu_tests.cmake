@@ -3,7 +3,7 @@
 if(SUPEROPT_HAVE_CUDA)
   foreach(gpu_test gpu_kernels_test gpu_runtime_test)
     add_executable(${gpu_test} ${gpu_test}.cc)
-    target_link_libraries(${gpu_test} PRIVATE superopt_runtime Catch2::Catch2)
+    target_link_libraries(${gpu_test} PRIVATE superopt_runtime superopt_catch_runner)
     add_test(NAME ${gpu_test} COMMAND ${gpu_test})
     set_tests_properties(${gpu_test} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
   endforeach()

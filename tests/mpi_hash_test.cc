@@ -1,8 +1,9 @@
 // MPI test (run under mpirun -np 3): canonical hashes agree across processes
 // even when each rank builds the same graph in a different node order, which
 // sharding rules by hash over ranks relies on.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+
+#include "tests/catch_runner.h"
 
 #include <algorithm>
 #include <random>
@@ -52,9 +53,10 @@ Graph build(const std::vector<Recipe>& recipe, uint64_t order_seed) {
     size_t pick = ready[rng() % ready.size()];
     const Recipe& r = recipe[pick];
     if (r.op == OpType::input)
-      id[pick] = g.add_input("x" + std::to_string(pick), {4, 4});
+      id[pick] = g.add_input(std::string("x").append(std::to_string(pick)),
+                             {4, 4});  // not operator+: GCC 12 -Wrestrict
     else if (r.op == OpType::weight)
-      id[pick] = g.add_weight("w" + std::to_string(pick), {4, 4});
+      id[pick] = g.add_weight(std::string("w").append(std::to_string(pick)), {4, 4});
     else {
       std::vector<TensorRef> in;
       for (int k : r.inputs) in.push_back({id[k], 0});
@@ -93,7 +95,7 @@ TEST_CASE("broadcast delivers rank 0's text", "[mpi]") {
 int main(int argc, char** argv) {
   MpiWorld mpi;
   world = &mpi;
-  int failed = Catch::Session().run(argc, argv);
+  int failed = superopt::test::run_catch_session(argc, argv);
   // Every rank must agree on the verdict, or mpirun reports only one of them.
   std::vector<uint64_t> all = mpi.all_gather(static_cast<uint64_t>(failed));
   return *std::max_element(all.begin(), all.end()) ? 1 : 0;
