@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "runtime/cli/command_line.h"
@@ -71,7 +72,8 @@ void check_opset(const RuleDatabase& db, const Graph& model, const std::string& 
   std::set<OpType> model_ops, rule_ops;
   for (const Node& n : model.nodes()) model_ops.insert(n.op);
   try {
-    rule_ops = db.opset_operators().value_or(db.operators_used());
+    std::optional<std::set<OpType>> listed = db.opset_operators();
+    rule_ops = listed ? std::move(*listed) : db.operators_used();
   } catch (const Error& e) {
     throw Error(file + ": rules from another operator set: " + e.what());
   }

@@ -40,6 +40,7 @@ std::vector<TensorRef> weight_only_frontier(const Graph& g, const std::vector<bo
 bool runs_no_kernel(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   if (op_info(n.op).is_source()) return true;
+  // is_view reads the first input; operators that are never views may have none (opaque).
   return op_info(n.op).view != View::never && is_view(n.op, n.params, g.shape(n.inputs()[0]));
 }
 

@@ -25,7 +25,7 @@ double positive_number(const Json& obj, std::string_view field, const json::Wher
 }
 
 std::string devices_dir() {
-  return data_dir() + "/devices";
+  return data_path("devices");
 }
 
 std::string known_devices() {
