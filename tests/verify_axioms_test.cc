@@ -80,8 +80,8 @@ TEST_CASE("concatenations across different axes do not reassociate", "[verify_ax
 TEST_CASE("a failure is reported at the shapes that break the axiom, not before", "[verify_axioms]") {
   // Transposing one factor only is right for 1x1 matrices and wrong from 2x2 on.
   Axiom ax = one_axiom(
-      "# wrong\naxiom transpose_one_factor: forall x:[a,a] y:[a,a]. transpose(ewmul(x, y)) = "
-      "ewmul(transpose(x), y)\n");
+      "# wrong\naxiom transpose_one_factor: forall x:[a,a] y:[a,a]. transpose[perm=[1,0]](ewmul(x, y)) = "
+      "ewmul(transpose[perm=[1,0]](x), y)\n");
   AxiomValidation whole = validate(ax, 3);
   CHECK(whole.result == AxiomResult::failed);
   CHECK(whole.failed_at == 1);
@@ -130,7 +130,7 @@ TEST_CASE("the redundancy check flags an axiom stated twice", "[verify_axioms]")
       "# ewadd is commutative.\n"
       "axiom ewadd_comm: forall x:[a,b] y:[a,b]. ewadd(x, y) = ewadd(y, x)\n\n"
       "# relu and transpose commute.\n"
-      "axiom relu_transpose: forall x:[a,b]. relu(transpose(x)) = transpose(relu(x))\n\n"
+      "axiom relu_transpose: forall x:[a,b]. relu(transpose[perm=[1,0]](x)) = transpose[perm=[1,0]](relu(x))\n\n"
       "# ewadd is commutative, under another name.\n"
       "axiom add_comm: forall p:[a,b] q:[a,b]. ewadd(q, p) = ewadd(p, q)\n",
       "test.ax");

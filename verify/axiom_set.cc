@@ -151,6 +151,7 @@ class EntryParser {
       if (vars_.count(name) || tensors_.count(name)) fail("variable " + name + " is bound twice");
       tensors_.insert(name);
       ax.tensors.push_back({name, dim_list()});
+      tensor_ranks_[name] = static_cast<int>(ax.tensors.back().shape.size());
       return;
     }
     std::string kind = take_name("a variable kind");
@@ -248,7 +249,7 @@ class EntryParser {
       }
       expect("]");
     }
-    const std::vector<int64_t> defaults = param_ints(op, OpParams{});
+    const std::vector<int64_t> defaults = param_ints(op, with_explicit_perm(OpParams{}, 2));
     std::vector<IntAtom> atoms;
     size_t default_pos = 0;
     for (int i = 0; i < kNumParams; ++i) {
@@ -258,6 +259,8 @@ class EntryParser {
       auto it = given.find(param);
       if (it != given.end()) {
         atoms.insert(atoms.end(), it->second.begin(), it->second.end());
+      } else if (param == Param::perm) {
+        fail(std::string(op_name(op)) + " needs its perm parameter: it says the rank the axiom holds at");
       } else if (param == Param::shape || param == Param::kernel || param == Param::axis ||
                  param == Param::groups || param == Param::into) {
         fail(std::string(op_name(op)) + " needs its " + std::string(param_name(param)) + " parameter");
@@ -276,6 +279,7 @@ class EntryParser {
     Term t;
     if (tensors_.count(name)) {
       t.var = name;
+      t.rank = tensor_ranks_[name];
       used_.insert(name);
       return t;
     }
@@ -307,7 +311,24 @@ class EntryParser {
       fail(name + " takes " + std::to_string(info.min_inputs) +
            (info.max_inputs > info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
            " inputs, given " + std::to_string(n));
+    t.rank = term_rank(t);
     return t;
+  }
+
+  // The rank of a term's value: a shape parameter's length, else its inputs'
+  // (the largest, for broadcasting). A transpose's permutation must have it.
+  int term_rank(const Term& t) {
+    if (op_info(t.op).takes(Param::shape)) return static_cast<int>(t.params.size()) - num_param_ints(t.op, 0);
+    int rank = 0;
+    for (const Term& arg : t.args) rank = std::max(rank, arg.rank);
+    if (t.op == OpType::transpose) {
+      int perm_rank = 0;
+      for (int64_t code = t.params[0].value; code > 0; code /= 8) ++perm_rank;
+      if (perm_rank != rank)
+        fail("transpose's perm has " + std::to_string(perm_rank) + " entries, its input rank " +
+             std::to_string(rank));
+    }
+    return rank;
   }
 
   void check_used(const Axiom& ax) {
@@ -323,6 +344,7 @@ class EntryParser {
   size_t pos_ = 0;
   std::map<std::string, VarKind> vars_;
   std::set<std::string> tensors_;
+  std::map<std::string, int> tensor_ranks_;
   std::set<std::string> declared_;
   std::set<std::string> used_;
 };

@@ -42,6 +42,7 @@ struct Term {
   int port = 0;
   std::vector<IntAtom> params;  // the operator's encoded parameters (param_ints.h)
   std::vector<Term> args;
+  int rank = 0;  // of its value (rank_specific operators' symbols carry it)
   bool is_var() const { return !var.empty(); }
 };
 

@@ -13,14 +13,13 @@ bool takes(OpType op, Param p) {
   return op_info(op).takes(p);
 }
 
-// 0 for "reverse the dimensions", however it is written; otherwise the entries
-// plus one as base-8 digits, lowest first (nonzero digits keep the length).
+// The entries plus one as base-8 digits, lowest first: nonzero digits keep the
+// length, so the code carries the rank (reversal at rank 2 and at rank 3 are
+// different permutations, with different properties).
 int64_t perm_code(const std::array<int8_t, kMaxRank>& perm) {
+  if (perm[0] < 0) throw Error("a transpose's permutation must be explicit: its rank is part of it");
   int n = 0;
   while (n < kMaxRank && perm[n] >= 0) ++n;
-  bool reverse = true;
-  for (int i = 0; i < n; ++i) reverse = reverse && perm[i] == n - 1 - i;
-  if (reverse) return 0;
   int64_t code = 0;
   for (int i = n - 1; i >= 0; --i) code = code * 8 + perm[i] + 1;
   return code;
@@ -28,6 +27,7 @@ int64_t perm_code(const std::array<int8_t, kMaxRank>& perm) {
 
 std::array<int8_t, kMaxRank> perm_from_code(int64_t code) {
   std::array<int8_t, kMaxRank> perm = {-1, -1, -1, -1, -1, -1};
+  if (code <= 0) throw Error("bad transpose code");
   for (int i = 0; code > 0; ++i, code /= 8) {
     if (i == kMaxRank || code % 8 == 0 || code % 8 > kMaxRank) throw Error("bad transpose code");
     perm[i] = static_cast<int8_t>(code % 8 - 1);
@@ -54,7 +54,7 @@ std::vector<int64_t> param_ints(OpType op, const OpParams& p) {
 }
 
 int num_param_ints(OpType op, int shape_rank) {
-  OpParams p;
+  OpParams p = with_explicit_perm(OpParams{}, 2);
   for (int i = 0; i < shape_rank; ++i) p.shape.push_back(1);
   return static_cast<int>(param_ints(op, p).size());
 }
@@ -97,14 +97,25 @@ bool has_groups(OpType op) {
   return op == OpType::conv2d;
 }
 
-std::vector<int64_t> node_ints(OpType op, const OpParams& p, int64_t conv_groups) {
-  std::vector<int64_t> v = param_ints(op, p);
+OpParams with_explicit_perm(OpParams p, int rank) {
+  if (p.perm[0] < 0)
+    for (int i = 0; i < rank; ++i) p.perm[i] = static_cast<int8_t>(rank - 1 - i);
+  return p;
+}
+
+std::vector<int64_t> node_ints(OpType op, const OpParams& p, int rank, int64_t conv_groups) {
+  std::vector<int64_t> v = param_ints(op, op == OpType::transpose ? with_explicit_perm(p, rank) : p);
   if (has_groups(op)) v.push_back(conv_groups);
   return v;
 }
 
-std::string function_name(OpType op, int port, int num_ints) {
+bool rank_specific(OpType op) {
+  return op == OpType::matmul;
+}
+
+std::string function_name(OpType op, int port, int num_ints, int rank) {
   std::string name(op_name(op));
+  if (rank_specific(op)) name.append("@").append(std::to_string(rank));
   // append, not operator+: GCC 12 warns falsely (-Wrestrict) on the temporaries.
   if (op_info(op).num_outputs > 1) name.append(".").append(std::to_string(port));
   if (op_info(op).takes(Param::shape))

@@ -12,8 +12,8 @@
 namespace superopt::verify {
 
 // In registry order of the parameters the operator takes: shape (one integer per
-// dimension), perm (one code: 0 for reversing, which is also what any explicit
-// reversal encodes to), kernel (h, w), stride (h, w), padding (0 same, 1 valid),
+// dimension), perm (one code, which carries the rank: the permutation must be
+// explicit, see with_explicit_perm), kernel (h, w), stride (h, w), padding (0 same, 1 valid),
 // activation (0 none, 1 relu), axis, epsilon (its float bits).
 std::vector<int64_t> param_ints(OpType op, const OpParams& p);
 
@@ -26,11 +26,20 @@ int num_param_ints(OpType op, int shape_rank);
 // What the encoding knows of a node beyond its registry parameters: a convolution's
 // number of groups (derived from its shapes), appended as one more integer, since
 // several convolution properties hold only for some groups.
-std::vector<int64_t> node_ints(OpType op, const OpParams& p, int64_t conv_groups);
+// `rank` is the node's input rank, which an implicit (reversing) perm needs.
+std::vector<int64_t> node_ints(OpType op, const OpParams& p, int rank, int64_t conv_groups);
 bool has_groups(OpType op);
 
-// The name of the uninterpreted function for an operator, output port and number of
-// parameter integers: "conv2d", "split.1", "I_ewmul/2" (shape-taking: with the rank).
-std::string function_name(OpType op, int port, int num_ints);
+// p with an unset transpose permutation written out: reversal at this rank.
+OpParams with_explicit_perm(OpParams p, int rank);
+
+// Operators whose meaning depends on their rank beyond what their parameters
+// say (matmul: which dimensions are batch dimensions): their symbols carry it.
+bool rank_specific(OpType op);
+
+// The name of the uninterpreted function for an operator, output port, number of
+// parameter integers and output rank: "conv2d", "split.1", "I_ewmul/2"
+// (shape-taking: with the rank of the shape), "matmul@3" (rank_specific).
+std::string function_name(OpType op, int port, int num_ints, int rank);
 
 }  // namespace superopt::verify

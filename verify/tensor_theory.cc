@@ -43,10 +43,10 @@ bool one_element_output(OpType op, const std::vector<bool>& inputs) {
 
 }  // namespace
 
-z3::expr TensorTheory::apply(OpType op, int port, const z3::expr_vector& ints, const z3::expr_vector& args,
-                             bool one_element_inputs) {
+z3::expr TensorTheory::apply(OpType op, int port, int rank, const z3::expr_vector& ints,
+                             const z3::expr_vector& args, bool one_element_inputs) {
   const int num_ints = static_cast<int>(ints.size()), num_args = static_cast<int>(args.size());
-  std::string name = function_name(op, port, num_ints);
+  std::string name = function_name(op, port, num_ints, rank);
   // concat with more than two inputs is its own function: no axiom speaks of it.
   if (op == OpType::concat && num_args != 2) name.append("#").append(std::to_string(num_args));
   if (has_one_element_symbol(op) && one_element_inputs) name += ".1";
@@ -71,7 +71,7 @@ std::pair<z3::expr, bool> TensorTheory::term(const Term& t, const std::map<std::
     one_element.push_back(one);
   }
   bool all_one = std::all_of(one_element.begin(), one_element.end(), [](bool b) { return b; });
-  return {apply(t.op, t.port, ints, args, !one_element.empty() && all_one),
+  return {apply(t.op, t.port, t.rank, ints, args, !one_element.empty() && all_one),
           one_element_output(t.op, one_element)};
 }
 
@@ -141,14 +141,15 @@ std::vector<z3::expr> TensorTheory::graph_outputs(const Graph& g) {
     }
     z3::expr_vector ints(ctx_), args(ctx_);
     int64_t groups = has_groups(n.op) ? conv_groups(g.shape(n.inputs()[0]), g.shape(n.inputs()[1])) : 1;
-    for (int64_t v : node_ints(n.op, n.params, groups)) ints.push_back(ctx_.int_val(v));
+    const int input_rank = n.num_inputs > 0 ? g.shape(n.inputs()[0]).rank() : 0;
+    for (int64_t v : node_ints(n.op, n.params, input_rank, groups)) ints.push_back(ctx_.int_val(v));
     bool one_element_inputs = n.num_inputs > 0;
     for (const TensorRef& in : n.inputs()) {
       args.push_back(values[in.node][in.port]);
       one_element_inputs = one_element_inputs && g.shape(in).num_elements() == 1;
     }
     for (int port = 0; port < n.num_outputs(); ++port)
-      values[id].push_back(apply(n.op, port, ints, args, one_element_inputs));
+      values[id].push_back(apply(n.op, port, n.output(port).shape.rank(), ints, args, one_element_inputs));
   }
   std::vector<z3::expr> outputs;
   for (const TensorRef& t : g.outputs()) outputs.push_back(values[t.node][t.port]);

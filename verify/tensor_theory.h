@@ -32,7 +32,7 @@ class TensorTheory {
 
  private:
   z3::func_decl function(const std::string& name, int num_ints, int num_args);
-  z3::expr apply(OpType op, int port, const z3::expr_vector& ints, const z3::expr_vector& args,
+  z3::expr apply(OpType op, int port, int rank, const z3::expr_vector& ints, const z3::expr_vector& args,
                  bool one_element_inputs);
   // The term, and whether its value is a one-element tensor as far as the
   // axiom's shape templates say (literal sizes 1, or rank 0).
