@@ -100,33 +100,16 @@ class Matcher {
 
   bool node_fits(const PatternNode& pn, const Node& n) const {
     if (n.op != pn.op || n.num_inputs != int(pn.inputs.size())) return false;
-    for (size_t port = 0; port < pn.rule_shapes.size(); ++port)
-      if (n.output(int(port)).shape.rank() != pn.rule_shapes[port].rank()) return false;
     if (pn.kind == PatternKind::constant) return true;  // shapes are re-derived, not matched
     if (n.op == OpType::transpose) return same_perm(n.params, pn.params, pn.rule_shapes[0].rank());
     return params_equal(n.op, n.params, pn.params);
-  }
-
-  // Facts about shapes that the rule's validity may depend on.
-  bool shapes_fit(const PatternNode& pn, const Node& n) const {
-    if (pn.op == OpType::conv2d) {
-      const Shape &x = g_.shape(n.input_array[0]), &w = g_.shape(n.input_array[1]);
-      int64_t groups = conv_groups(x, w);
-      if (pn.any_group_multiple) {
-        if (groups % pn.rule_groups != 0) return false;
-      } else if (pn.rule_depthwise ? !(w[1] == 1 && groups == x[1]) : groups != pn.rule_groups) {
-        return false;
-      }
-    }
-    if (pn.same_shape_inputs && g_.shape(n.input_array[0]) != g_.shape(n.input_array[1])) return false;
-    return true;
   }
 
   void try_node(size_t k, NodeId id, const State& s0) {
     int pi = p_.match_order[k];
     const PatternNode& pn = p_.nodes[pi];
     const Node& n = g_.node(id);
-    if (!node_fits(pn, n) || !producers_fit(pn, n) || !shapes_fit(pn, n) || matched(id, s0)) return;
+    if (!node_fits(pn, n) || !producers_fit(pn, n) || !shapes_fit(pn.facts, g_, n) || matched(id, s0)) return;
     for (size_t port = 0; port < pn.rule_shapes.size(); ++port) {
       TensorRef t = s0.bound[pi * kMaxOutputs + port];
       if (t.node >= 0 && !(t == TensorRef{id, int(port)})) return;

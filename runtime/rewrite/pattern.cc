@@ -23,13 +23,7 @@ int variable_index(std::vector<std::string>& names, const std::string& name) {
 
 void record_shape_facts(const Graph& side, const Node& n, PatternNode& p) {
   for (int port = 0; port < n.num_outputs(); ++port) p.rule_shapes.push_back(n.output(port).shape);
-  if (n.op == OpType::conv2d) {
-    const Shape &x = side.shape(n.input_array[0]), &w = side.shape(n.input_array[1]);
-    p.rule_groups = conv_groups(x, w);
-    p.rule_depthwise = p.rule_groups > 1 && w[1] == 1;
-  }
-  if (n.op == OpType::ewadd || n.op == OpType::ewmul)
-    p.same_shape_inputs = side.shape(n.input_array[0]) == side.shape(n.input_array[1]);
+  p.facts = shape_facts(side, n);
 }
 
 // Breadth-first from the anchor over operator edges and shared variables.
@@ -107,8 +101,8 @@ bool mark_group_scaling(Pattern& source, const Pattern& target) {
       !has(target, OpType::merge_groups))
     return false;
   for (const PatternNode& n : source.nodes)
-    if (n.op == OpType::conv2d && (n.rule_groups < 2 || n.rule_depthwise)) return false;
-  for (PatternNode& n : source.nodes) n.any_group_multiple = n.op == OpType::conv2d;
+    if (n.op == OpType::conv2d && (n.facts.groups < 2 || n.facts.depthwise)) return false;
+  for (PatternNode& n : source.nodes) n.facts.any_group_multiple = n.op == OpType::conv2d;
   return true;
 }
 

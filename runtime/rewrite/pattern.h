@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/core/graph.h"
+#include "runtime/rewrite/shape_facts.h"
 
 namespace superopt {
 
@@ -28,18 +29,10 @@ struct PatternNode {
   OpParams params;
   std::vector<PatternTensor> inputs;
   int variable = -1;  // variables: index into Pattern::variable_names
-  // The shapes the rule was found at, per output: ranks must match in a model,
-  // and constants re-derive their shapes from them.
+  // The shapes the rule was found at, per output: constants re-derive their
+  // shapes from them, and the verifier draws the family from them.
   std::vector<Shape> rule_shapes;
-  // conv2d: the rule's groups were 1 (dense) or the input channels (depthwise);
-  // other group counts keep their number.
-  int64_t rule_groups = 1;
-  bool rule_depthwise = false;
-  // conv2d of a rule that merges groups (see mark_group_scaling): matches any
-  // multiple of rule_groups, since merge_groups' parameters are re-derived.
-  bool any_group_multiple = false;
-  // ewadd/ewmul: both inputs had the same shape in the rule (no broadcasting).
-  bool same_shape_inputs = false;
+  ShapeFacts facts;  // what a model's node must fit (shape_facts.h)
 };
 
 struct Pattern {

@@ -11,6 +11,7 @@
 #include "runtime/db/rule_database.h"
 #include "runtime/rewrite/matcher.h"
 #include "runtime/rewrite/pattern.h"
+#include "runtime/rewrite/target_builder.h"
 
 namespace superopt {
 
@@ -26,9 +27,6 @@ struct DirectedRule {
 // Both directions of a rule that can be matched (see unmatchable_reason); a
 // direction whose target reads a variable its source lacks is left out too.
 std::vector<DirectedRule> compile_rule(const Rule& rule, int index);
-
-enum class RewriteFailure { none, shapes, constant_shape, derived_params, cycle };
-std::string_view failure_name(RewriteFailure f);
 
 // The target's operators alone, built over stand-ins for the matched tensors
 // (weight-only ones stand in as weights, so that a cost model sees precomputed
