@@ -1,4 +1,4 @@
-// Small-tensor validation of rules (see rule_validation.h).
+// Checks of rules over their shape family (see rule_validation.h).
 #include "verify/rule_validation.h"
 
 #include <cmath>
@@ -8,33 +8,19 @@
 #include "runtime/core/arith.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evaluator.h"
+#include "verify/rule_family.h"
 #include "verify/symbolic_compare.h"
 
 namespace superopt::verify {
 namespace {
 
-// The sizes the rule runs at, as maps from the rule's own sizes (the opset's):
-// equal sizes stay equal (every relation the rule's shapes need is kept), each
-// size changes, their order changes between the two, and both are smaller than
-// the opset's 2x4x5x5 images so that the symbolic terms stay small. Kernel
-// sizes 1 and 3 are kept, so that kernels keep fitting enlarge's target.
-const std::map<int64_t, int64_t> kValidationSizes[] = {
-    {{2, 2}, {4, 2}, {5, 4}, {6, 4}, {8, 4}},
-    {{2, 1}, {4, 5}, {5, 2}, {6, 2}, {8, 6}},
-};
-
-// For rules that fit neither: channel counts kept, images shrunk. merge_groups'
-// parameters tie a kernel to its group count, which the maps above change.
-const std::map<int64_t, int64_t> kChannelKeepingSizes = {{5, 3}};
-
-Shape mapped(const Shape& s, const std::map<int64_t, int64_t>& sizes) {
-  Shape out;
-  for (int i = 0; i < s.rank(); ++i) {
-    auto it = sizes.find(s[i]);
-    out.push_back(it == sizes.end() ? s[i] : it->second);
-  }
-  return out;
-}
+// Members drawn per direction for the concrete check, and the seed of the draws:
+// fixed, so that a rule gets the same verdict on every rank and every run.
+constexpr int kDrawnMembers = 3;
+constexpr uint64_t kDrawSeed = 0x5eed;
+// The symbolic check runs at one small member (sizes 1..3): symbolic terms grow
+// with the product of the sizes.
+constexpr int64_t kSmallSize = 3;
 
 std::string format_value(double v) {
   char text[32];
@@ -42,14 +28,64 @@ std::string format_value(double v) {
   return text;
 }
 
-// A concrete witness in double with the real non-linear functions: the first
-// element where the outputs differ beyond rounding, on seeded random values.
+// Operators that multiply two tensors: each raises the degree of the
+// polynomials, and the simplifier's cost grows quickly with it.
+int multiplications(const Graph& g) {
+  int n = 0;
+  for (const Node& node : g.nodes())
+    n += node.op == OpType::conv2d || node.op == OpType::matmul || node.op == OpType::ewmul ||
+         node.op == OpType::smul;
+  return n;
+}
+
+RuleValidation refuted_at(const Graph& source, const std::string& where, const std::string& witness) {
+  return {Validation::refuted, "differs at " + source_shapes(source) + where + ": " + witness};
+}
+
+// Both sides on small symbolic tensors: the simplifier alone first, where
+// products stay of low degree; what it leaves open goes to the solver with
+// weights as random integers (see SymbolicWeights).
+RuleValidation symbolic_check(z3::context& ctx, const Graph& source, const Graph& target,
+                              unsigned timeout_ms) {
+  SymbolicComparison c;
+  if (multiplications(source) <= 1 && multiplications(target) <= 1)
+    c = compare_symbolically(ctx, source, target, 0);
+  if (c.result == Comparison::unknown)
+    c = compare_symbolically(ctx, source, target, timeout_ms, SymbolicWeights::random_integers);
+  if (c.result == Comparison::equal) return {Validation::passed, ""};
+  // Uninterpreted functions may differ where the real ones agree (relu is
+  // monotone, for one): the concrete checks, which passed, are what refute.
+  return {Validation::inconclusive,
+          "small-tensor validation at " + source_shapes(source) + ": " +
+              (c.result == Comparison::unknown ? c.detail : "equal only for the real non-linear functions")};
+}
+
+// The rule at its own shapes: the same outputs of the same shapes, in double.
+std::optional<RuleValidation> check_own_shapes(const Rule& rule) {
+  const auto& a = rule.source.outputs();
+  const auto& b = rule.target.outputs();
+  if (a.size() != b.size())
+    return RuleValidation{Validation::refuted, std::to_string(a.size()) + " source outputs, " +
+                                                   std::to_string(b.size()) + " target outputs"};
+  for (size_t k = 0; k < a.size(); ++k)
+    if (rule.source.shape(a[k]) != rule.target.shape(b[k]))
+      return RuleValidation{Validation::refuted, "output " + std::to_string(k) +
+                                                     " shapes differ: " + rule.source.shape(a[k]).str() +
+                                                     " against " + rule.target.shape(b[k]).str()};
+  if (std::optional<std::string> witness = concrete_difference(rule.source, rule.target))
+    return refuted_at(rule.source, "", *witness);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> concrete_difference(const Graph& a, const Graph& b) {
   RealArith<double> ar;
   for (uint64_t seed = 1; seed <= 3; ++seed) {
     auto out_a = evaluate(a, ar, random_sources(ar, seed));
     auto out_b = evaluate(b, ar, random_sources(ar, seed));
-    for (size_t k = 0; k < out_a.size() && k < out_b.size(); ++k) {
+    if (out_a.size() != out_b.size()) return "the sides have different numbers of outputs";
+    for (size_t k = 0; k < out_a.size(); ++k) {
       if (out_a[k].shape != out_b[k].shape) return "output " + std::to_string(k) + " shapes differ";
       double scale = 1;
       for (double v : out_a[k].data) scale = std::max(scale, std::abs(v));
@@ -63,68 +99,25 @@ std::optional<std::string> concrete_difference(const Graph& a, const Graph& b) {
   return std::nullopt;
 }
 
-// Operators that multiply two tensors: each raises the degree of the
-// polynomials, and the simplifier's cost grows quickly with it.
-int multiplications(const Graph& g) {
-  int n = 0;
-  for (const Node& node : g.nodes())
-    n += node.op == OpType::conv2d || node.op == OpType::matmul || node.op == OpType::ewmul ||
-         node.op == OpType::smul;
-  return n;
-}
-
-}  // namespace
-
-Graph with_dimensions_mapped(const Graph& g, const std::map<int64_t, int64_t>& sizes) {
-  return with_shapes(g, [&](const Node& n) { return mapped(n.params.shape, sizes); });
-}
-
-namespace {
-
-// Both sides at one size map; nullopt when the rule's operators do not fit it.
-std::optional<RuleValidation> validate_at(z3::context& ctx, const Rule& rule,
-                                          const std::map<int64_t, int64_t>& sizes, unsigned timeout_ms) {
-  Graph source, target;
-  try {
-    source = with_dimensions_mapped(rule.source, sizes);
-    target = with_dimensions_mapped(rule.target, sizes);
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-  // All-symbolic with the simplifier alone first, where products stay of low
-  // degree; what it leaves open goes to the solver with weights as random
-  // integers (see SymbolicWeights).
-  SymbolicComparison c;
-  if (multiplications(source) <= 1 && multiplications(target) <= 1)
-    c = compare_symbolically(ctx, source, target, 0);
-  if (c.result == Comparison::unknown)
-    c = compare_symbolically(ctx, source, target, timeout_ms, SymbolicWeights::random_integers);
-  if (c.result == Comparison::equal) return RuleValidation{Validation::passed, ""};
-  // Uninterpreted functions may differ where the real ones agree (relu is
-  // monotone, for one): only a concrete difference refutes.
-  if (std::optional<std::string> witness = concrete_difference(source, target))
-    return RuleValidation{Validation::refuted, "differs at " + source_shapes(source) + ": " + *witness};
-  return RuleValidation{
-      Validation::inconclusive,
-      "small-tensor validation at " + source_shapes(source) + ": " +
-          (c.result == Comparison::unknown ? c.detail : "equal only for the real non-linear functions")};
-}
-
-}  // namespace
-
 RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms) {
-  RuleValidation v{Validation::passed, ""};
-  int variants_run = 0;
-  for (const auto& sizes : kValidationSizes) {
-    std::optional<RuleValidation> at = validate_at(ctx, rule, sizes, timeout_ms);
-    if (!at) continue;
-    ++variants_run;
-    if (at->result == Validation::refuted) return *at;
-    if (at->result == Validation::inconclusive) v = *at;
+  if (std::optional<RuleValidation> own = check_own_shapes(rule)) return *own;
+  std::optional<RuleInstance> small;
+  for (const RuleFamily& family : rule_families(rule)) {
+    for (const RuleInstance& m : draw_instances(family, {.count = kDrawnMembers, .seed = kDrawSeed}))
+      if (std::optional<std::string> witness = concrete_difference(m.source, m.target))
+        return refuted_at(m.source, " (drawn from the rule's shape family)", *witness);
+    if (small) continue;
+    auto drawn =
+        draw_instances(family, {.count = 1, .max_size = kSmallSize, .distinct = false, .seed = kDrawSeed});
+    if (!drawn.empty()) {
+      if (std::optional<std::string> witness = concrete_difference(drawn[0].source, drawn[0].target))
+        return refuted_at(drawn[0].source, " (drawn from the rule's shape family)", *witness);
+      small = std::move(drawn[0]);
+    }
   }
-  if (variants_run > 0) return v;
-  if (std::optional<RuleValidation> at = validate_at(ctx, rule, kChannelKeepingSizes, timeout_ms)) return *at;
-  return {Validation::inconclusive, "no small sizes fit the rule's operators"};
+  if (!small)
+    return {Validation::inconclusive, "no small member of the rule's shape family to run symbolically"};
+  return symbolic_check(ctx, small->source, small->target, timeout_ms);
 }
 
 }  // namespace superopt::verify

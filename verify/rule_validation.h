@@ -1,11 +1,12 @@
-// Small-tensor validation of a rule, independent of the axioms: both sides run
-// on small symbolic tensors at the rule's own shapes and at a second set of
-// sizes; a difference, confirmed on concrete real numbers, refutes the rule.
+// Concrete and small-tensor checks of a rule, independent of the axioms, over
+// the family of shapes the optimizer applies it to (rule_family.h): output
+// shapes at the rule's own shapes, evaluation in double at its own shapes and at
+// drawn members where every independent dimension differs, then both sides on
+// small symbolic tensors. A difference on concrete real numbers refutes.
 #pragma once
 
 #include <z3++.h>
 
-#include <map>
 #include <string>
 
 #include "runtime/db/rule_database.h"
@@ -21,9 +22,9 @@ struct RuleValidation {
 
 RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms);
 
-// The graph with every dimension d of its sources and constants replaced by
-// sizes.at(d) where present (kernel sizes are left alone by the caller's map).
-// Throws Error when the new shapes do not fit the operators.
-Graph with_dimensions_mapped(const Graph& g, const std::map<int64_t, int64_t>& sizes);
+// The first difference between two graphs over the same names, evaluated in
+// double on seeded random values (output count, shapes, then elements beyond
+// rounding); nullopt when they agree. Throws Error when a graph cannot run.
+std::optional<std::string> concrete_difference(const Graph& a, const Graph& b);
 
 }  // namespace superopt::verify

@@ -56,14 +56,16 @@ int verify_command(const std::vector<std::string>& args) {
       "rlimit", cli::po::value<unsigned>()->default_value(20000),
       "Z3 resource limit per proof (deterministic; 0: none)")(
       "save-seconds", cli::po::value<double>()->default_value(30), "write progress this often")(
+      "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
       "json", "print the summary as one JSON object");
   cli::po::positional_options_description pos;
   pos.add("database", 1);
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
   MpiWorld world;
   try {
-    auto vm = cli::parse("superopt verify rules.h5 [--axioms FILE] [--timeout-ms T] [--rlimit R] [--json]",
-                         opts, pos, args, world.rank() == 0);
+    auto vm = cli::parse(
+        "superopt verify rules.h5 [--axioms FILE] [--timeout-ms T] [--rlimit R] [--redecide] [--json]", opts,
+        pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     const VerifyOptions o = read_options(*vm);
     RuleDatabase db;
@@ -72,6 +74,10 @@ int verify_command(const std::vector<std::string>& args) {
       db = RuleDatabase::read(o.save_path);
       axioms = verify::read_axiom_file((*vm)["axioms"].as<std::string>());
     });
+    // Every rule undecided again: the saves during the run keep this, so an
+    // interrupted run resumes (without --redecide) where it stopped.
+    if (vm->count("redecide"))
+      for (Rule& r : db.rules) r.status = RuleStatus::candidate;
     const VerifySummary s = verify_rules(db, axioms, o);
     if (world.rank() != 0) return cli::kExitOk;
     if (vm->count("json"))

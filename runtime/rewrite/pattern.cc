@@ -87,7 +87,7 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables) {
   return p;
 }
 
-bool mark_group_scaling(Pattern& source, const Pattern& target) {
+bool mark_group_scaling(Pattern& source, Pattern& target) {
   auto only_merging_ops = [](const Pattern& p) {
     return std::all_of(p.nodes.begin(), p.nodes.end(), [](const PatternNode& n) {
       return n.kind == PatternKind::variable || n.op == OpType::conv2d || n.op == OpType::relu ||
@@ -103,6 +103,8 @@ bool mark_group_scaling(Pattern& source, const Pattern& target) {
   for (const PatternNode& n : source.nodes)
     if (n.op == OpType::conv2d && (n.facts.groups < 2 || n.facts.depthwise)) return false;
   for (PatternNode& n : source.nodes) n.facts.any_group_multiple = n.op == OpType::conv2d;
+  // The merged convolutions scale with the source's (merge_groups' parameters follow).
+  for (PatternNode& n : target.nodes) n.facts.any_group_multiple = n.op == OpType::conv2d;
   return true;
 }
 

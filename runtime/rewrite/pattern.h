@@ -59,8 +59,8 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables = 
 // and no merge_groups; the target merges) holds for every multiple of the rule's
 // groups: a convolution with m times the groups is m such convolutions side by
 // side on contiguous channel blocks, and merge_groups acts block by block. Marks
-// the source's convolutions so; returns whether it did.
-bool mark_group_scaling(Pattern& source, const Pattern& target);
+// the convolutions of both sides so; returns whether it did.
+bool mark_group_scaling(Pattern& source, Pattern& target);
 
 // Why a rule side cannot be used as a source (matched in a model), or nullopt
 // when it can: it must have an operator, and be connected through its

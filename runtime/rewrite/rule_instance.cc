@@ -14,9 +14,9 @@ const PatternNode& variable_node(const Pattern& p, int v) {
 }
 
 // One side over the variables of `base`; nullopt when an operator does not fit.
-std::optional<Graph> build_side(const Graph& base, const Match& vars, const Pattern& side) {
+std::optional<Graph> build_side(const Graph& base, const Match& vars, const Pattern& side, bool is_target) {
   Graph g = base;
-  TargetBuilder builder(g, vars, side);
+  TargetBuilder builder(g, vars, side, is_target);
   try {
     if (builder.build() != RewriteFailure::none) return std::nullopt;
     for (PatternTensor t : side.outputs) g.add_output(builder.at(t));
@@ -62,10 +62,13 @@ std::optional<RuleInstance> instantiate(const DirectedRule& r, const std::vector
                     : base.add_input(name, variable_shapes[v]);
     vars.variables.push_back({id, 0});
   }
-  std::optional<Graph> source = build_side(base, vars, r.source);
+  std::optional<Graph> source = build_side(base, vars, r.source, false);
   if (!source || !matches_itself(*source, r.source)) return std::nullopt;
-  std::optional<Graph> target = build_side(base, vars, r.target);
+  std::optional<Graph> target = build_side(base, vars, r.target, true);
   if (!target) return std::nullopt;
+  // apply_rule refuses an occurrence where an output would change shape.
+  for (size_t k = 0; k < source->outputs().size(); ++k)
+    if (source->shape(source->outputs()[k]) != target->shape(target->outputs()[k])) return std::nullopt;
   return RuleInstance{std::move(*source), std::move(*target)};
 }
 

@@ -21,8 +21,8 @@ std::vector<Shape> rule_variable_shapes(const DirectedRule& r);
 
 // Both sides of r with variable v of shape variable_shapes[v]; nullopt unless
 // the source builds, the matcher finds r.source in it over exactly those
-// variables (the instance is in the family the optimizer applies r to), and
-// the target builds.
+// variables, and the target builds with the same output shapes (the instance
+// is one where the optimizer would apply r).
 std::optional<RuleInstance> instantiate(const DirectedRule& r, const std::vector<Shape>& variable_shapes);
 
 }  // namespace superopt

@@ -20,6 +20,10 @@ ShapeFacts shape_facts(const Graph& side, const Node& n) {
     f.one_element_inputs = !inputs.empty() && std::all_of(inputs.begin(), inputs.end(), [&](TensorRef t) {
       return side.shape(t).num_elements() == 1;
     });
+  if ((n.op == OpType::c_pool || n.op == OpType::i_conv) && n.output(0).shape.rank() == 4) {
+    f.kernel_h = n.output(0).shape[2];
+    f.kernel_w = n.output(0).shape[3];
+  }
   return f;
 }
 
@@ -43,6 +47,10 @@ bool shapes_fit(const ShapeFacts& f, const Graph& g, const Node& n) {
                            [&](TensorRef t) { return g.shape(t).num_elements() == 1; });
     // The general symbol's axioms hold for one-element tensors too; not the reverse.
     if (f.one_element_inputs && !one) return false;
+  }
+  if (f.kernel_h > 0) {
+    const Shape& s = n.output(0).shape;
+    if (s[2] != f.kernel_h || s[3] != f.kernel_w) return false;
   }
   return true;
 }

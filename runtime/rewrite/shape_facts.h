@@ -27,6 +27,9 @@ struct ShapeFacts {
   // ewmul/smul over one-element tensors only: the prover's own symbols
   // (verify/tensor_theory.h), whose axioms hold for one-element tensors only.
   bool one_element_inputs = false;
+  // C_pool and I_conv: the kernel size is what the constant means (an average
+  // over 3x3 is not one over 3x7), so it is pinned; 0 elsewhere.
+  int64_t kernel_h = 0, kernel_w = 0;
 
   bool operator==(const ShapeFacts&) const = default;
 };

@@ -83,7 +83,8 @@ std::string_view failure_name(RewriteFailure f) {
   return "?";
 }
 
-TargetBuilder::TargetBuilder(Graph& g, const Match& m, const Pattern& side) : g_(g), m_(m), t_(side) {
+TargetBuilder::TargetBuilder(Graph& g, const Match& m, const Pattern& side, bool derive_merge_params)
+    : g_(g), m_(m), t_(side), derive_merge_params_(derive_merge_params) {
   built_.assign(t_.nodes.size() * kMaxOutputs, TensorRef{-1, 0});
   // Variables are tensors of the graph already, so every node may read them.
   for (size_t i = 0; i < t_.nodes.size(); ++i)
@@ -106,17 +107,23 @@ RewriteFailure TargetBuilder::build() {
         if (!shape) return RewriteFailure::constant_shape;
         OpParams p;
         p.shape = *shape;
-        built_[c.node * kMaxOutputs] = {g_.add(t_.nodes[c.node].op, {}, p), 0};
+        NodeId id = g_.add(t_.nodes[c.node].op, {}, p);
+        if (!shapes_fit(t_.nodes[c.node].facts, g_, g_.node(id))) return RewriteFailure::constant_shape;
+        built_[c.node * kMaxOutputs] = {id, 0};
       }
       in[slot] = at(c);
     }
     OpParams params = n.params;
-    if (n.op == OpType::merge_groups && g_.shape(in[0]).rank() == 4) {
+    if (n.op == OpType::merge_groups && derive_merge_params_ && g_.shape(in[0]).rank() == 4) {
       auto derived = merge_params(g_, t_, int(i), g_.shape(in[0]), [&](PatternTensor t) { return at(t); });
       if (!derived) return RewriteFailure::derived_params;
       params = *derived;
     }
     NodeId id = g_.add(n.op, in, params);
+    // The side is true for the shapes it was found at: a built node outside
+    // its family (a broadcast where the rule had equal shapes, another group
+    // count) is not an instance of it.
+    if (!shapes_fit(n.facts, g_, g_.node(id))) return RewriteFailure::shapes;
     for (int port = 0; port < g_.node(id).num_outputs(); ++port) built_[i * kMaxOutputs + port] = {id, port};
   }
   return RewriteFailure::none;

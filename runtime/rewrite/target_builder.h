@@ -16,10 +16,12 @@ enum class RewriteFailure { none, shapes, constant_shape, derived_params, cycle 
 std::string_view failure_name(RewriteFailure f);
 
 // Adds the operators and constants of `side` to g, reading the tensors m binds
-// to its variables.
+// to its variables. merge_groups' parameters are derived from the shapes for a
+// target; a source (built as a rule instance) keeps the literal ones, which is
+// what the matcher asks of it.
 class TargetBuilder {
  public:
-  TargetBuilder(Graph& g, const Match& m, const Pattern& side);
+  TargetBuilder(Graph& g, const Match& m, const Pattern& side, bool derive_merge_params = true);
 
   // Throws Error when an operator's inputs do not fit.
   RewriteFailure build();
@@ -31,6 +33,7 @@ class TargetBuilder {
   Graph& g_;
   const Match& m_;
   const Pattern& t_;
+  bool derive_merge_params_;
   std::vector<TensorRef> built_;
 };
 
