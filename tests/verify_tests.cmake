@@ -15,3 +15,17 @@ add_test(NAME verify_bad_input
                  ${CMAKE_CURRENT_BINARY_DIR}/verify_errors)
 set_tests_properties(verify_bad_input PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "verify_errors_test: ok"
                      FAIL_REGULAR_EXPRESSION "FAIL")
+
+# The soundness suite: wrong rules never verified nor applied outside their family.
+add_executable(soundness_tests soundness_test.cc)
+target_link_libraries(soundness_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
+target_compile_definitions(soundness_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catch_discover_tests(soundness_tests TEST_PREFIX "soundness:")
+
+add_executable(check_drawn_members check_drawn_members.cc)
+target_link_libraries(check_drawn_members PRIVATE superopt_verify)
+add_test(NAME soundness_fresh_3_ops
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/soundness_fresh_test.sh $<TARGET_FILE:superopt>
+                 $<TARGET_FILE:check_drawn_members> ${MPIEXEC_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/soundness_fresh)
+set_tests_properties(soundness_fresh_3_ops PROPERTIES LABELS mpi TIMEOUT 900
+                     PASS_REGULAR_EXPRESSION "soundness_fresh_test: ok" FAIL_REGULAR_EXPRESSION "FAIL")
