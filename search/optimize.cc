@@ -68,7 +68,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   result.graphs_explored = outcome.search.explored;
   result.finished = outcome.search.finished;
   result.parts = outcome.parts;
-  for (int r : outcome.search.history) {
+  for (int r : search::applied_rules(outcome.search.traces)) {
     const std::string& label = index.rules[r].label;
     result.rule_sequence.push_back(label);
     ++result.rules_applied[label];
