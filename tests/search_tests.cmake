@@ -6,8 +6,8 @@ target_link_libraries(rewrite_tests PRIVATE superopt_rewrite superopt_search Cat
 catch_discover_tests(rewrite_tests)
 
 # The optimizer (search/): unit tests (backtracking, folding, graph split and
-# stitching), and `superopt optimize` end to end.
-add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc)
+# stitching, surviving a bad rule), and `superopt optimize` end to end.
+add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc bad_rule_test.cc)
 target_link_libraries(search_tests PRIVATE superopt_search Catch2::Catch2WithMain)
 catch_discover_tests(search_tests)
 
