@@ -169,13 +169,13 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"precomputed_operators", r.precomputed_operators},
           {"folded_operators", r.folded_operators},
           {"fallbacks", cost.fallbacks()},
-          {"suspect_rules", suspects_json(r.suspect_rules)},
-          {"suspects_marked", marked},
-          {"rounds", r.rounds},
           {"check",
            {{"passed", r.check.passed},
             {"max_relative_error", r.check.max_relative_error},
             {"how", r.check.note}}},
+          {"suspect_rules", suspects_json(r.suspect_rules)},
+          {"suspects_marked", marked},
+          {"rounds", r.rounds},
           {"out", a.out.empty() || !r.check.passed ? Json() : Json(a.out)}};
 }
 

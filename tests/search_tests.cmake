@@ -63,7 +63,7 @@ superopt_bad_rule_test(optimize_bad_rule 0 ""
   STDOUT "rules applied: +1\n +1x +0>: matmul,matmul -> concat,matmul,split\nsuspect rule 1: \\[1>: relu -> \\(inputs\\)\\] broke equality on its own \\(max relative error [0-9.e-]+\\): dropped, searched again\n.*check: +passed"
   COMMAND ${superopt_bin} optimize ${relu_gates} --rules ${bad_rules})
 superopt_bad_rule_test(optimize_bad_rule_json 0 ""
-  STDOUT "\"suspect_rules\": \\[\n +{\n +\"id\": 1,\n +\"label\": \"1>: relu -> \\(inputs\\)\",\n +\"max_relative_error\": [0-9.e-]+\n +}\n +\\],\n +\"suspects_marked\": false,\n +\"rounds\": 2,\n +\"check\": {\n +\"passed\": true"
+  STDOUT "\"check\": {\n +\"passed\": true,.*\n +},\n +\"suspect_rules\": \\[\n +{\n +\"id\": 1,\n +\"label\": \"1>: relu -> \\(inputs\\)\",\n +\"max_relative_error\": [0-9.e-]+\n +}\n +\\],\n +\"suspects_marked\": false,\n +\"rounds\": 2,"
   COMMAND ${superopt_bin} optimize ${relu_gates} --rules ${bad_rules} --json)
 superopt_bad_rule_test(optimize_bad_rule_no_rounds 1 "differs from the model"
   COMMAND ${superopt_bin} optimize ${relu_gates} --rules ${bad_rules} --max-suspects 0)
