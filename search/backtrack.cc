@@ -1,6 +1,7 @@
 // The cost-ordered queue, pruning and de-duplication of the backtracking search.
 #include "search/backtrack.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -33,18 +34,26 @@ void for_each_occurrence(const Graph& g, const RuleIndex& rules,
   }
 }
 
+std::vector<int> applied_rules(const std::vector<Trace>& traces) {
+  std::vector<int> rules;
+  for (const Trace& t : traces)
+    for (const Step& s : t.steps) rules.push_back(s.rule);
+  return rules;
+}
+
 namespace {
 
-// The rules applied to reach a graph, shared between a graph and its successors.
+// The applications that reached a graph, shared between a graph and its successors.
 struct History {
-  int rule;
+  Step step;
   std::shared_ptr<const History> parent;
 };
 
-std::vector<int> unwind(const std::shared_ptr<const History>& h) {
-  std::vector<int> rules;
-  for (const History* p = h.get(); p; p = p->parent.get()) rules.push_back(p->rule);
-  return {rules.rbegin(), rules.rend()};
+Trace unwind(std::shared_ptr<const Graph> start, const std::shared_ptr<const History>& h) {
+  Trace trace{std::move(start), {}};
+  for (const History* p = h.get(); p; p = p->parent.get()) trace.steps.push_back(p->step);
+  std::reverse(trace.steps.begin(), trace.steps.end());
+  return trace;
 }
 
 struct Candidate {
@@ -146,8 +155,8 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       if (!(c < limits.alpha * best.cost_ms)) return;  // pruned graphs are not remembered: they stay pruned
       auto graph = std::make_shared<const Graph>(std::move(*next));
       seen.insert(hash, graph);
-      auto history =
-          std::make_shared<const History>(History{int(&rule - rules.rules.data()), current.history});
+      auto history = std::make_shared<const History>(
+          History{Step{int(&rule - rules.rules.data()), graph}, current.history});
       Candidate cand{graph, c, history};
       if (c < best.cost_ms) best = cand;
       queue.emplace(c, cand);
@@ -160,7 +169,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
   out.finished = queue.empty() && !dropped;
   out.best = *best.graph;
   out.best_cost_ms = best.cost_ms;
-  out.history = unwind(best.history);
+  out.traces.push_back(unwind(start, best.history));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "runtime/cost/cost_model.h"
@@ -33,14 +34,34 @@ struct SearchLimits {
   int max_queue = 256;
 };
 
+// One rule application on the way to a search's best graph. The graph after it
+// is kept so that a wrong result can be re-checked step by step (the search
+// holds these graphs anyway while it runs).
+struct Step {
+  int rule = -1;  // index into RuleIndex::rules
+  std::shared_ptr<const Graph> after;
+};
+
+// The applications one search made to reach its best graph from `start`.
+struct Trace {
+  std::shared_ptr<const Graph> start;
+  std::vector<Step> steps;
+};
+
 struct SearchOutcome {
   Graph best;
   double start_cost_ms = 0;
   double best_cost_ms = 0;
   int64_t explored = 0;
-  bool finished = false;     // the queue ran empty: nothing left within the limits but alpha
-  std::vector<int> history;  // indices into RuleIndex::rules, in application order
+  bool finished = false;  // the queue ran empty: nothing left within the limits but alpha
+  // The best graph's history: one trace per search that contributed to it (a
+  // whole-graph search gives one; a split search one per part and seam window
+  // it kept, then the final pass), in application order.
+  std::vector<Trace> traces;
 };
+
+// The rules applied along the traces, in order (indices into RuleIndex::rules).
+std::vector<int> applied_rules(const std::vector<Trace>& traces);
 
 SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
                                   const SearchLimits& limits);

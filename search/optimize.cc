@@ -1,7 +1,10 @@
 // optimize(): choose the usable rules, search (whole graph or split into
-// parts), count what is precomputed at load time, and check the result.
+// parts), count what is precomputed at load time, and check the result; when
+// the check fails, drop the rule of the first application that breaks equality
+// and search again.
 #include <chrono>
 #include <limits>
+#include <set>
 
 #include "runtime/core/error.h"
 #include "runtime/core/graph_analysis.h"
@@ -12,6 +15,7 @@
 #include "search/numerical_check.h"
 #include "search/part_search.h"
 #include "search/search.h"
+#include "search/step_check.h"
 
 namespace superopt {
 namespace {
@@ -29,24 +33,22 @@ int64_t count_precomputed(const Graph& g) {
   return count;
 }
 
-}  // namespace
-
-OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
-                        const SearchOptions& options) {
-  auto start = search::Clock::now();
+// Both directions of every usable rule but the dropped ones; `usable_rules`
+// counts the rules (not directions) taken.
+search::RuleIndex usable_rule_index(const std::vector<Rule>& rules, bool allow_unverified,
+                                    const std::set<int>& dropped, int& usable_rules) {
   std::vector<DirectedRule> directed;
-  int usable_rules = 0;
+  usable_rules = 0;
   for (size_t i = 0; i < rules.size(); ++i) {
-    if (!usable(rules[i], options.allow_unverified)) continue;
+    if (!usable(rules[i], allow_unverified) || dropped.count(int(i))) continue;
     ++usable_rules;
     for (DirectedRule& d : compile_rule(rules[i], int(i))) directed.push_back(std::move(d));
   }
-  if (usable_rules == 0)
-    throw Error(options.allow_unverified ? "the rule database has no verified or candidate rule"
-                                         : "the rule database has no verified rule (--allow-unverified "
-                                           "uses candidate rules)");
-  search::RuleIndex index = search::index_rules(std::move(directed));
+  return search::index_rules(std::move(directed));
+}
 
+// The limits of one search, its deadline counted from `start`.
+search::SearchLimits search_limits(const SearchOptions& options, search::Clock::time_point start) {
   search::SearchLimits limits;
   limits.alpha = options.alpha;
   limits.budget = options.budget;
@@ -58,29 +60,66 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   }
   limits.deadline = start + std::chrono::duration_cast<search::Clock::duration>(
                                 std::chrono::duration<double>(options.time_limit_s));
+  return limits;
+}
 
-  OptimizeResult result;
-  result.rules_used = int(index.rules.size());
-  search::SplitOutcome outcome = search::split_and_search(g, index, cost, limits, options.split_threshold);
+// One search with the rules of `index`, then folding: fills the result's
+// graph, costs and rules applied (check and suspects untouched) and returns the
+// traces of its best graph.
+std::vector<search::Trace> search_once(const Graph& g, const search::RuleIndex& index, CostModel& cost,
+                                       const SearchOptions& options, OptimizeResult& result) {
+  auto start = search::Clock::now();
+  search::SplitOutcome outcome =
+      search::split_and_search(g, index, cost, search_limits(options, start), options.split_threshold);
   result.graph = std::move(outcome.search.best);
   result.cost_before_ms = outcome.search.start_cost_ms;
   result.cost_after_ms = outcome.search.best_cost_ms;
-  result.graphs_explored = outcome.search.explored;
+  result.graphs_explored += outcome.search.explored;
   result.finished = outcome.search.finished;
   result.parts = outcome.parts;
-  for (int r : outcome.search.history) {
+  result.rule_sequence.clear();
+  result.rules_applied.clear();
+  for (int r : search::applied_rules(outcome.search.traces)) {
     const std::string& label = index.rules[r].label;
     result.rule_sequence.push_back(label);
     ++result.rules_applied[label];
   }
-  result.search_seconds = std::chrono::duration<double>(search::Clock::now() - start).count();
+  result.search_seconds += std::chrono::duration<double>(search::Clock::now() - start).count();
   search::Folded folded = search::fold_precomputed(result.graph);
   result.graph = std::move(folded.graph);
   result.folded_operators = folded.operators;
   result.precomputed_operators = count_precomputed(result.graph);
-  if (options.check) {
+  return std::move(outcome.search.traces);
+}
+
+}  // namespace
+
+OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
+                        const SearchOptions& options) {
+  std::set<int> dropped;  // suspects, by index in `rules`
+  OptimizeResult result;
+  for (result.rounds = 1;; ++result.rounds) {
+    int usable_rules = 0;
+    search::RuleIndex index = usable_rule_index(rules, options.allow_unverified, dropped, usable_rules);
+    if (result.rounds == 1 && usable_rules == 0)
+      throw Error(options.allow_unverified ? "the rule database has no verified or candidate rule"
+                                           : "the rule database has no verified rule (--allow-unverified "
+                                             "uses candidate rules)");
+    result.rules_used = int(index.rules.size());
+    std::vector<search::Trace> traces = search_once(g, index, cost, options, result);
+    if (!options.check) break;
     result.check = search::numerical_check(g, result.graph, options.seed, options.check_flops_limit);
-    if (!result.check.passed) result.graph = g;
+    if (result.check.passed) break;
+    std::optional<search::BrokenStep> broken;
+    if (int(result.suspect_rules.size()) < options.max_suspects)
+      broken = search::first_broken_step(traces, options.seed, options.check_flops_limit);
+    if (!broken) {  // out of rounds, or no single application to blame (folding, rounding piling up)
+      result.graph = g;
+      break;
+    }
+    const DirectedRule& suspect = index.rules[broken->rule];
+    result.suspect_rules.push_back({suspect.rule, suspect.label, broken->check.max_relative_error});
+    dropped.insert(suspect.rule);
   }
   return result;
 }

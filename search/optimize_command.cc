@@ -1,10 +1,15 @@
 // `superopt optimize MODEL --rules FILE`: load a model and a rule database,
-// optimize, print costs and rules applied (or one JSON object), and write the
-// optimized graph only when the numerical check passes.
+// optimize, print costs, rules applied and suspect rules (or one JSON object),
+// mark suspects in the database when asked, and write the optimized graph only
+// when the numerical check passes.
 #include <malloc.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -27,13 +32,23 @@ namespace po = boost::program_options;
 constexpr const char* kUsage =
     "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
     "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
-    "[--allow-unverified]";
+    "[--allow-unverified] [--max-suspects 3] [--mark-suspects]";
 
 struct OptimizeArgs {
   std::string model, rules, cost = "analytic:h100", out;
   SearchOptions options;
   bool json = false;
+  bool mark_suspects = false;  // write suspects back to the database as unknown
 };
+
+// --mark-suspects rewrites the database through a temporary file beside it:
+// refuse before searching rather than after.
+void require_writable_directory(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error("--mark-suspects: cannot write " + path + ": " + dir.string() + ": " + std::strerror(errno));
+}
 
 std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   OptimizeArgs a;
@@ -52,7 +67,11 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "allow-unverified", po::bool_switch(&o.allow_unverified), "also use candidate (unverified) rules")(
       "seed", po::value(&o.seed), "seed of the numerical check's inputs and weights (default 1)")(
       "exhaustive", po::bool_switch(&o.exhaustive),
-      "no alpha pruning, budget or queue bound: only --time-limit stops the search");
+      "no alpha pruning, budget or queue bound: only --time-limit stops the search")(
+      "max-suspects", po::value(&o.max_suspects),
+      "when the check fails, rules dropped as suspects (one per new search) before giving up (default 3)")(
+      "mark-suspects", po::bool_switch(&a.mark_suspects),
+      "mark suspect rules 'unknown' in the --rules database (rewritten in place)");
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
@@ -62,6 +81,8 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   if (o.budget < 1) throw Error("--budget: expected a positive number of graphs");
   if (!(o.time_limit_s > 0)) throw Error("--time-limit: expected a positive number of seconds");
   if (o.split_threshold < 0) throw Error("--split-threshold: expected 0 (no split) or a positive number");
+  if (o.max_suspects < 0) throw Error("--max-suspects: expected 0 (give up at once) or a positive number");
+  if (a.mark_suspects) require_writable_directory(a.rules);
   return a;
 }
 
@@ -101,7 +122,30 @@ std::string hex_hash(const Graph& g) {
   return buf;
 }
 
-Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators) {
+// Suspects become `unknown`, the status of rules the verifier could not decide:
+// the optimizer no longer uses them and `superopt verify` decides them again.
+// The note says why. The database is rewritten in place, atomically.
+void mark_suspects(RuleDatabase& db, const std::vector<SuspectRule>& suspects, const std::string& model,
+                   const std::string& path) {
+  for (const SuspectRule& s : suspects) {
+    Rule& rule = db.rules.at(size_t(s.id));
+    rule.note = "suspect: " + std::string(rule_status_name(rule.status)) + " until superopt optimize " +
+                model + " found that applying [" + s.label + "] changes the outputs (max relative error " +
+                std::to_string(s.max_relative_error) + ")";
+    rule.status = RuleStatus::unknown;
+  }
+  db.write(path);
+}
+
+Json suspects_json(const std::vector<SuspectRule>& suspects) {
+  Json list = Json::array();
+  for (const SuspectRule& s : suspects)
+    list.push_back({{"id", s.id}, {"label", s.label}, {"max_relative_error", s.max_relative_error}});
+  return list;
+}
+
+Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
+                 bool marked) {
   Json applied = Json::object();
   for (const auto& [label, count] : r.rules_applied) applied[label] = count;
   return {{"model", a.model},
@@ -129,10 +173,14 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
            {{"passed", r.check.passed},
             {"max_relative_error", r.check.max_relative_error},
             {"how", r.check.note}}},
+          {"suspect_rules", suspects_json(r.suspect_rules)},
+          {"suspects_marked", marked},
+          {"rounds", r.rounds},
           {"out", a.out.empty() || !r.check.passed ? Json() : Json(a.out)}};
 }
 
-void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators) {
+void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
+                bool marked) {
   std::cout << "model:            " << a.model << " (" << operators << " operators)\n"
             << "cost model:       " << cost.name() << " (" << cost.fallbacks() << " fallbacks)\n"
             << "cost before:      " << fixed(r.cost_before_ms, 4) << " ms\n"
@@ -145,6 +193,11 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << r.folded_operators << " folded into weights (weights and constants only)\n"
             << "rules applied:    " << r.rule_sequence.size() << (r.rules_applied.empty() ? "\n" : "\n");
   for (const auto& [label, count] : r.rules_applied) std::cout << "  " << count << "x  " << label << "\n";
+  for (const SuspectRule& s : r.suspect_rules)
+    std::cout << "suspect rule " << s.id << ": [" << s.label
+              << "] broke equality on its own (max relative error " << s.max_relative_error
+              << "): dropped, searched again" << (marked ? ", marked unknown in " + a.rules : std::string())
+              << "\n";
   std::cout << "check:            " << (r.check.passed ? "passed" : "FAILED") << " (max relative error "
             << r.check.max_relative_error << ", " << r.check.note << ")\n";
 }
@@ -163,11 +216,13 @@ int optimize_command(const std::vector<std::string>& args) {
   check_opset(db, model, a->rules);
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
   OptimizeResult r = optimize(model, db.rules, *cost, a->options);
+  const bool marked = a->mark_suspects && !r.suspect_rules.empty();
+  if (marked) mark_suspects(db, r.suspect_rules, a->model, a->rules);
   int operators = model.num_operators();
   if (a->json)
-    std::cout << result_json(*a, r, *cost, operators).dump(2) << "\n";
+    std::cout << result_json(*a, r, *cost, operators, marked).dump(2) << "\n";
   else
-    print_text(*a, r, *cost, operators);
+    print_text(*a, r, *cost, operators, marked);
   if (!r.check.passed) {
     std::cerr << "superopt: the optimized graph differs from the model (max relative error "
               << r.check.max_relative_error << "); nothing written; rules applied in order:";

@@ -20,10 +20,10 @@ Clock::time_point share(Clock::time_point deadline, size_t remaining) {
 }
 
 struct PartsOutcome {
-  std::vector<std::vector<NodeId>> nodes;   // the node sets that could be cut out
-  std::vector<Part> parts;                  // each optimized (or as it was)
-  std::vector<std::vector<int>> histories;  // the rules that optimized each
-  bool finished = true;                     // every search ran its queue empty
+  std::vector<std::vector<NodeId>> nodes;  // the node sets that could be cut out
+  std::vector<Part> parts;                 // each optimized (or as it was)
+  std::vector<std::vector<Trace>> traces;  // the applications that optimized each
+  bool finished = true;                    // every search ran its queue empty
 };
 
 // Extracts and searches each node set; sets that cannot stand alone stay as they
@@ -49,9 +49,9 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
     out.finished &= found.finished;
     if (found.best_cost_ms < found.start_cost_ms) {
       part.graph = std::move(found.best);
-      out.histories.push_back(std::move(found.history));
+      out.traces.push_back(std::move(found.traces));
     } else {
-      out.histories.emplace_back();
+      out.traces.emplace_back();
     }
     out.nodes.push_back(sets[i]);
     out.parts.push_back(std::move(part));
@@ -171,12 +171,12 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
     } catch (const Error&) {
       second.nodes.pop_back();
       second.parts.pop_back();
-      second.histories.pop_back();
+      second.traces.pop_back();
     }
   }
   for (const PartsOutcome* done : {&first, &second})
-    for (const std::vector<int>& h : done->histories)
-      out.search.history.insert(out.search.history.end(), h.begin(), h.end());
+    for (const std::vector<Trace>& t : done->traces)
+      out.search.traces.insert(out.search.traces.end(), t.begin(), t.end());
   result.remove_unused();
   // Improvements spanning parts beyond the seam windows (matmuls in different
   // parts that read one model input, say): greedy over the whole graph, which
@@ -186,14 +186,14 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   polish_limits.budget = std::max<int64_t>(1, limits.budget - out.search.explored);
   SearchOutcome polish = backtracking_search(result, rules, cost, polish_limits);
   out.search.explored += polish.explored;
-  out.search.history.insert(out.search.history.end(), polish.history.begin(), polish.history.end());
+  out.search.traces.insert(out.search.traces.end(), polish.traces.begin(), polish.traces.end());
   out.search.best_cost_ms = polish.best_cost_ms;
   out.search.finished = first.finished && second.finished && polish.finished;
   out.search.best = std::move(polish.best);
   if (!(out.search.best_cost_ms <= out.search.start_cost_ms)) {
     out.search.best = g;
     out.search.best_cost_ms = out.search.start_cost_ms;
-    out.search.history.clear();
+    out.search.traces.clear();
   }
   return out;
 }

@@ -7,7 +7,7 @@
 namespace superopt::search {
 
 struct SplitOutcome {
-  SearchOutcome search;  // explored and history summed over the parts and seams
+  SearchOutcome search;  // explored summed and traces gathered over the parts and seams
   int parts = 1;
   int seams_searched = 0;
 };

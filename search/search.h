@@ -29,6 +29,9 @@ struct SearchOptions {
   // Largest model the check runs at full size, in FLOPs; larger ones run at a
   // reduced spatial size.
   int64_t check_flops_limit = 2'000'000'000;
+  // When the check fails: rules dropped as suspects, one per new search, before
+  // giving up (0: give up at once).
+  int max_suspects = 3;
 };
 
 struct NumericalCheck {
@@ -36,6 +39,14 @@ struct NumericalCheck {
   bool passed = false;
   double max_relative_error = 0;
   std::string note;  // how it ran, e.g. "at reduced size: image inputs 1x3x32x32"
+};
+
+// A rule whose application broke a search's result: the first application that
+// failed the numerical check on its own. It was dropped and the search ran again.
+struct SuspectRule {
+  int id = -1;                    // index in the rule list (the database)
+  std::string label;              // the direction applied, e.g. "17>: relu -> "
+  double max_relative_error = 0;  // of that application alone
 };
 
 struct OptimizeResult {
@@ -52,11 +63,18 @@ struct OptimizeResult {
   int64_t precomputed_operators = 0;  // computed from weights (without data) and constants at load time
   int folded_operators = 0;           // computed from weights with data: folded into new weights
   NumericalCheck check;
+  std::vector<SuspectRule> suspect_rules;  // in the order found
+  int rounds = 1;                          // searches run: one, plus one per suspect dropped
 };
 
 // Optimizes g with the rules (only verified ones unless allow_unverified).
 // Throws Error when no rule may be used or a rule uses an operator the model's
-// registry does not know. The result's graph is g itself when the check fails.
+// registry does not know. When the check fails, the first application that
+// fails it alone names a suspect rule, which is dropped before searching again
+// (at most max_suspects times, each search with the full limits). The result's
+// graph is g itself when the check still fails or the failure cannot be pinned
+// on one application; graphs_explored and search_seconds cover every search,
+// the rest describes the last.
 OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
                         const SearchOptions& options);
 

@@ -56,7 +56,7 @@ TEST_CASE("greedy search is stuck where backtracking enlarges a kernel and merge
   CHECK(back.precomputed_operators == 2);
 }
 
-TEST_CASE("the numerical check refuses a wrong rule and returns the input graph") {
+TEST_CASE("the numerical check refuses a wrong rule: dropped as suspect, or the input graph") {
   // relu(x w) = x w is false; as a candidate rule it must never reach the output.
   Rule wrong;
   for (Graph* side : {&wrong.source, &wrong.target}) {
@@ -73,10 +73,19 @@ TEST_CASE("the numerical check refuses a wrong rule and returns the input graph"
   SearchOptions o = options(1.05);
   CHECK_THROWS_WITH(optimize(g, {wrong}, cost, o), Catch::Contains("no verified rule"));
   o.allow_unverified = true;
+  o.max_suspects = 0;  // no second search: the wrong graph is refused
   OptimizeResult r = optimize(g, {wrong}, cost, o);
   REQUIRE(!r.rule_sequence.empty());
   CHECK_FALSE(r.check.passed);
   CHECK(structurally_equal(r.graph, g));
+
+  o.max_suspects = 1;  // the rule is dropped and the search without it finds nothing
+  OptimizeResult again = optimize(g, {wrong}, cost, o);
+  CHECK(again.check.passed);
+  REQUIRE(again.suspect_rules.size() == 1);
+  CHECK(again.suspect_rules[0].id == 0);
+  CHECK(again.rule_sequence.empty());
+  CHECK(structurally_equal(again.graph, g));
 }
 
 TEST_CASE("under the H100 roofline with tiles the search merges ResNeXt's tiny groups") {

@@ -6,8 +6,8 @@ target_link_libraries(rewrite_tests PRIVATE superopt_rewrite superopt_search Cat
 catch_discover_tests(rewrite_tests)
 
 # The optimizer (search/): unit tests (backtracking, folding, graph split and
-# stitching), and `superopt optimize` end to end.
-add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc)
+# stitching, surviving a bad rule), and `superopt optimize` end to end.
+add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc bad_rule_test.cc)
 target_link_libraries(search_tests PRIVATE superopt_search Catch2::Catch2WithMain)
 catch_discover_tests(search_tests)
 
@@ -43,6 +43,42 @@ set_tests_properties(cli_optimize_output_checks PROPERTIES DEPENDS cli_optimize_
 superopt_optimize_test(optimize_json 0 ""
   STDOUT "\"cost_before\": [0-9.e-]+,\n +\"cost_after\": .*\"speedup\": .*\"graphs_explored\": [1-9].*\"search_seconds\".*\"rules_applied\": {\n.*\"fallbacks\": 0,\n +\"check\": {\n +\"passed\": true"
   COMMAND ${superopt_bin} optimize ${rnn_gates} --rules ${search_taso3} --allow-unverified --budget 50 --json)
+
+# The optimizer survives a bad rule: make_bad_rule_fixture writes a database
+# whose rule 1 (relu(x) = x) and rule 2 (x * s = x) are wrong but marked
+# verified (tests/bad_rule_fixture.h). The run names rule 1 as suspect, drops
+# it and still merges the matmuls with rule 0; it exits 1 only when no correct
+# result is found.
+add_executable(make_bad_rule_fixture make_bad_rule_fixture.cc)
+target_link_libraries(make_bad_rule_fixture PRIVATE superopt_runtime)
+set(bad_rules ${search_dir}/bad_rules.h5)
+set(relu_gates ${CMAKE_CURRENT_SOURCE_DIR}/data/search/relu_gates.json)
+add_test(NAME search_make_bad_rules COMMAND make_bad_rule_fixture ${bad_rules})
+set_tests_properties(search_make_bad_rules PROPERTIES FIXTURES_SETUP bad_rules)
+function(superopt_bad_rule_test name code stderr_regex)
+  superopt_cli_test(${name} ${code} "${stderr_regex}" ${ARGN})
+  set_tests_properties(cli_${name} PROPERTIES FIXTURES_REQUIRED bad_rules)
+endfunction()
+superopt_bad_rule_test(optimize_bad_rule 0 ""
+  STDOUT "rules applied: +1\n +1x +0>: matmul,matmul -> concat,matmul,split\nsuspect rule 1: \\[1>: relu -> \\(inputs\\)\\] broke equality on its own \\(max relative error [0-9.e-]+\\): dropped, searched again\n.*check: +passed"
+  COMMAND ${superopt_bin} optimize ${relu_gates} --rules ${bad_rules})
+superopt_bad_rule_test(optimize_bad_rule_json 0 ""
+  STDOUT "\"check\": {\n +\"passed\": true,.*\n +},\n +\"suspect_rules\": \\[\n +{\n +\"id\": 1,\n +\"label\": \"1>: relu -> \\(inputs\\)\",\n +\"max_relative_error\": [0-9.e-]+\n +}\n +\\],\n +\"suspects_marked\": false,\n +\"rounds\": 2,"
+  COMMAND ${superopt_bin} optimize ${relu_gates} --rules ${bad_rules} --json)
+superopt_bad_rule_test(optimize_bad_rule_no_rounds 1 "differs from the model"
+  COMMAND ${superopt_bin} optimize ${relu_gates} --rules ${bad_rules} --max-suspects 0)
+superopt_bad_rule_test(optimize_bad_rule_not_pinned 1 "differs from the model"
+  STDOUT "rules applied: +2\n +2x +2>: smul -> \\(inputs\\)\ncheck: +FAILED"
+  COMMAND ${superopt_bin} optimize ${CMAKE_CURRENT_SOURCE_DIR}/data/search/near_one_scales.json --rules ${bad_rules})
+superopt_bad_rule_test(optimize_bad_max_suspects 2 "--max-suspects" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${relu_gates} --rules ${bad_rules} --max-suspects -1)
+superopt_cli_test(optimize_mark_suspects_unwritable 2 "--mark-suspects: cannot write /nonexistent/rules\\.h5" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${relu_gates} --rules /nonexistent/rules.h5 --mark-suspects)
+add_test(NAME cli_optimize_mark_suspects
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/mark_suspects_test.sh ${superopt_bin} ${bad_rules} ${relu_gates}
+                 ${search_dir}/mark_suspects)
+set_tests_properties(cli_optimize_mark_suspects PROPERTIES FIXTURES_REQUIRED bad_rules
+                     PASS_REGULAR_EXPRESSION "mark_suspects: ok" FAIL_REGULAR_EXPRESSION "mark_suspects: FAIL")
 
 # Every builtin model: a short search whose result passes the numerical check.
 foreach(model resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet resnet34 sru resnet_blocks:2
