@@ -6,6 +6,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "search/search.h"
+#include "verify/derive.h"
 #include "verify/verify.h"
 
 int main(int argc, char** argv) {
@@ -14,6 +15,8 @@ int main(int argc, char** argv) {
       {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
       {"verify", "prove the rules of a database with Z3 and small-tensor validation (MPI pool)",
        verify_command},
+      {"derive", "prove rules by rewriting them with the proven rules before them; the minimal set",
+       verify::derive_command},
       {"verify-axioms", "validate the operator axioms on small symbolic tensors; check them for redundancy",
        verify_axioms_command},
       {"optimize", "optimize a model with a rule database (cost-based backtracking search)",

@@ -12,28 +12,6 @@
 
 namespace superopt::search {
 
-RuleIndex index_rules(std::vector<DirectedRule> rules) {
-  RuleIndex index;
-  index.rules = std::move(rules);
-  for (size_t i = 0; i < index.rules.size(); ++i)
-    index.by_anchor[static_cast<int>(index.rules[i].source.anchor_op())].push_back(int(i));
-  return index;
-}
-
-void for_each_occurrence(const Graph& g, const RuleIndex& rules,
-                         const std::function<void(const DirectedRule&, const Match&)>& visit) {
-  GraphIndex index(g);
-  for (int op = 0; op < kNumOpTypes; ++op) {
-    const std::vector<NodeId>& anchors = index.nodes_of(static_cast<OpType>(op));
-    if (anchors.empty()) continue;
-    for (int r : rules.by_anchor[op]) {
-      const DirectedRule& rule = rules.rules[r];
-      std::function<void(const Match&)> at = [&](const Match& m) { visit(rule, m); };
-      for (NodeId anchor : anchors) match_at(g, index, rule.source, anchor, at);
-    }
-  }
-}
-
 std::vector<int> applied_rules(const std::vector<Trace>& traces) {
   std::vector<int> rules;
   for (const Trace& t : traces)

@@ -11,21 +11,11 @@
 
 #include "runtime/cost/cost_model.h"
 #include "runtime/rewrite/rewrite.h"
+#include "runtime/rewrite/rule_index.h"
 
 namespace superopt::search {
 
 using Clock = std::chrono::steady_clock;
-
-// Directed rules grouped by the operator type of their anchor.
-struct RuleIndex {
-  std::vector<DirectedRule> rules;
-  std::array<std::vector<int>, kNumOpTypes> by_anchor;
-};
-RuleIndex index_rules(std::vector<DirectedRule> rules);
-
-// Calls visit for every occurrence of every rule in g.
-void for_each_occurrence(const Graph& g, const RuleIndex& rules,
-                         const std::function<void(const DirectedRule&, const Match&)>& visit);
 
 struct SearchLimits {
   double alpha = 1.05;

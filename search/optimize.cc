@@ -20,8 +20,9 @@
 namespace superopt {
 namespace {
 
-bool usable(const Rule& r, bool allow_unverified) {
-  return r.status == RuleStatus::verified || (allow_unverified && r.status == RuleStatus::candidate);
+bool usable(const Rule& r, const SearchOptions& o) {
+  if (o.minimal_rules) return r.status == RuleStatus::verified;  // proven, derived from no other
+  return is_proven(r.status) || (o.allow_unverified && r.status == RuleStatus::candidate);
 }
 
 // Operators whose inputs are all weights, constants or such operators: TASO's
@@ -35,16 +36,16 @@ int64_t count_precomputed(const Graph& g) {
 
 // Both directions of every usable rule but the dropped ones; `usable_rules`
 // counts the rules (not directions) taken.
-search::RuleIndex usable_rule_index(const std::vector<Rule>& rules, bool allow_unverified,
-                                    const std::set<int>& dropped, int& usable_rules) {
+RuleIndex usable_rule_index(const std::vector<Rule>& rules, const SearchOptions& options,
+                            const std::set<int>& dropped, int& usable_rules) {
   std::vector<DirectedRule> directed;
   usable_rules = 0;
   for (size_t i = 0; i < rules.size(); ++i) {
-    if (!usable(rules[i], allow_unverified) || dropped.count(int(i))) continue;
+    if (!usable(rules[i], options) || dropped.count(int(i))) continue;
     ++usable_rules;
     for (DirectedRule& d : compile_rule(rules[i], int(i))) directed.push_back(std::move(d));
   }
-  return search::index_rules(std::move(directed));
+  return index_rules(std::move(directed));
 }
 
 // The limits of one search, its deadline counted from `start`.
@@ -66,7 +67,7 @@ search::SearchLimits search_limits(const SearchOptions& options, search::Clock::
 // One search with the rules of `index`, then folding: fills the result's
 // graph, costs and rules applied (check and suspects untouched) and returns the
 // traces of its best graph.
-std::vector<search::Trace> search_once(const Graph& g, const search::RuleIndex& index, CostModel& cost,
+std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, CostModel& cost,
                                        const SearchOptions& options, OptimizeResult& result) {
   auto start = search::Clock::now();
   search::SplitOutcome outcome =
@@ -100,7 +101,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   OptimizeResult result;
   for (result.rounds = 1;; ++result.rounds) {
     int usable_rules = 0;
-    search::RuleIndex index = usable_rule_index(rules, options.allow_unverified, dropped, usable_rules);
+    RuleIndex index = usable_rule_index(rules, options, dropped, usable_rules);
     if (result.rounds == 1 && usable_rules == 0)
       throw Error(options.allow_unverified ? "the rule database has no verified or candidate rule"
                                            : "the rule database has no verified rule (--allow-unverified "

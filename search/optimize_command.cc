@@ -21,6 +21,7 @@
 #include "runtime/exec/cost_models.h"
 #include "runtime/formats/graph_json.h"
 #include "runtime/models/model_zoo.h"
+#include "runtime/rewrite/derivation.h"
 #include "search/search.h"
 
 namespace superopt {
@@ -32,7 +33,7 @@ namespace po = boost::program_options;
 constexpr const char* kUsage =
     "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
     "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
-    "[--allow-unverified] [--max-suspects 3] [--mark-suspects]";
+    "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects]";
 
 struct OptimizeArgs {
   std::string model, rules, cost = "analytic:h100", out;
@@ -65,6 +66,8 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "out", po::value(&a.out), "write the optimized graph here (JSON)")("json", po::bool_switch(&a.json),
                                                                          "print one JSON object")(
       "allow-unverified", po::bool_switch(&o.allow_unverified), "also use candidate (unverified) rules")(
+      "minimal-rules", po::bool_switch(&o.minimal_rules),
+      "use only the minimal set: verified rules, not those derived from them")(
       "seed", po::value(&o.seed), "seed of the numerical check's inputs and weights (default 1)")(
       "exhaustive", po::bool_switch(&o.exhaustive),
       "no alpha pruning, budget or queue bound: only --time-limit stops the search")(
@@ -133,7 +136,10 @@ void mark_suspects(RuleDatabase& db, const std::vector<SuspectRule>& suspects, c
                 model + " found that applying [" + s.label + "] changes the outputs (max relative error " +
                 std::to_string(s.max_relative_error) + ")";
     rule.status = RuleStatus::unknown;
+    rule.derivation.clear();
   }
+  // A suspect takes the rules derived from it along: they are decided again.
+  invalidate_broken_derivations(db.rules);
   db.write(path);
 }
 

@@ -24,6 +24,9 @@ struct SearchOptions {
   // time limit stops it (OptimizeResult::finished says whether it ran out).
   bool exhaustive = false;
   bool allow_unverified = false;
+  // Only the minimal set (verified, not derived): a derived rule is a chain of
+  // minimal ones, so the search can reach what it does in more steps.
+  bool minimal_rules = false;
   bool check = true;  // run the numerical check
   uint64_t seed = 1;  // of the check's random inputs and weights
   // Largest model the check runs at full size, in FLOPs; larger ones run at a

@@ -29,3 +29,13 @@ add_test(NAME soundness_fresh_3_ops
                  $<TARGET_FILE:check_drawn_members> ${MPIEXEC_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/soundness_fresh)
 set_tests_properties(soundness_fresh_3_ops PROPERTIES LABELS mpi TIMEOUT 900
                      PASS_REGULAR_EXPRESSION "soundness_fresh_test: ok" FAIL_REGULAR_EXPRESSION "FAIL")
+
+# Derivations: derive, replay, invalidate; the derive and check-proofs commands.
+add_executable(derive_tests derive_test.cc)
+target_link_libraries(derive_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
+catch_discover_tests(derive_tests TEST_PREFIX "derive:")
+add_test(NAME cli_derive_and_check_proofs
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/derive_cli_test.sh $<TARGET_FILE:superopt>
+                 ${CMAKE_CURRENT_BINARY_DIR}/derive_cli)
+set_tests_properties(cli_derive_and_check_proofs PROPERTIES TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "derive_cli_test: ok" FAIL_REGULAR_EXPRESSION "FAIL")

@@ -38,9 +38,9 @@ void print_json(const VerifySummary& s, const std::string& path) {
 
 void print_text(const VerifySummary& s, const std::string& path) {
   const auto count = [&](RuleStatus status) { return (long long)s.counts[static_cast<int>(status)]; };
-  std::printf("%s: %lld rules: verified %lld, refuted %lld, unknown %lld, candidate %lld\n", path.c_str(),
-              (long long)s.rules, count(RuleStatus::verified), count(RuleStatus::refuted),
-              count(RuleStatus::unknown), count(RuleStatus::candidate));
+  std::printf("%s: %lld rules: verified %lld, derived %lld, refuted %lld, unknown %lld, candidate %lld\n",
+              path.c_str(), (long long)s.rules, count(RuleStatus::verified), count(RuleStatus::derived),
+              count(RuleStatus::refuted), count(RuleStatus::unknown), count(RuleStatus::candidate));
   std::printf("this run: %lld rules on %d worker%s in %.2f s; per rule median %.2f ms, p95 %.2f ms\n",
               (long long)s.checked, s.workers, s.workers == 1 ? "" : "s", s.wall_seconds, s.median_ms,
               s.p95_ms);
@@ -77,7 +77,10 @@ int verify_command(const std::vector<std::string>& args) {
     // Every rule undecided again: the saves during the run keep this, so an
     // interrupted run resumes (without --redecide) where it stopped.
     if (vm->count("redecide"))
-      for (Rule& r : db.rules) r.status = RuleStatus::candidate;
+      for (Rule& r : db.rules) {
+        r.status = RuleStatus::candidate;
+        r.derivation.clear();
+      }
     const VerifySummary s = verify_rules(db, axioms, o);
     if (world.rank() != 0) return cli::kExitOk;
     if (vm->count("json"))

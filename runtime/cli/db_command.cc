@@ -116,6 +116,7 @@ Json info_json(const std::string& file, const RuleDatabase& db, const Summary& s
           {"stages", stages},
           {"rules", db.rules.size()},
           {"status", status},
+          {"minimal_set", s.status[static_cast<int>(RuleStatus::verified)]},
           {"ops", ops},
           {"size_is", kSizeMeaning},
           {"sizes", sizes}};
@@ -144,6 +145,9 @@ void print_info(const std::string& file, const RuleDatabase& db, const Summary& 
     rows.push_back({std::string(rule_status_name(RuleStatus(i))), s.status[i]});
   std::cout << "\nrules by status:\n";
   print_counts(rows);
+  if (s.status[static_cast<int>(RuleStatus::derived)] > 0)
+    std::cout << "minimal set: " << s.status[static_cast<int>(RuleStatus::verified)]
+              << " rules (verified and derived from none before them)\n";
   rows.clear();
   for (const auto& [op, n] : s.ops) rows.push_back({std::string(op_name(op)), n});
   std::cout << "\nrules by operator (source or target uses it):\n";
@@ -196,6 +200,32 @@ Json mapping_json(const Rule& r) {
   return list;
 }
 
+Json derivation_json(const Derivation& d) {
+  Json steps = Json::array();
+  for (const DerivationStep& s : d)
+    steps.push_back({{"side", s.on_target ? "target" : "source"},
+                     {"rule", s.rule},
+                     {"reversed", s.reversed},
+                     {"site", s.site}});
+  return steps;
+}
+
+// "source side: rule 17 (target -> source) at nodes 3,4": one line per step.
+void print_derivation(const RuleDatabase& db, const Derivation& d) {
+  std::cout << "\nderivation (" << d.size() << (d.size() == 1 ? " step" : " steps")
+            << "; the sides meet after the last):\n";
+  for (const DerivationStep& s : d) {
+    std::string site;
+    for (int32_t n : s.site)
+      if (n >= 0) site.append(site.empty() ? "" : ",").append(std::to_string(n));  // not +: GCC 12 -Wrestrict
+    std::cout << "  " << (s.on_target ? "target" : "source") << " side: rule " << s.rule
+              << (s.reversed ? " (target -> source)" : " (source -> target)") << " at nodes " << site;
+    if (s.rule >= 0 && s.rule < int64_t(db.rules.size()))
+      std::cout << "  [" << rule_status_name(db.rules[s.rule].status) << "]";
+    std::cout << "\n";
+  }
+}
+
 Json show_json(const std::string& file, const RuleDatabase& db, size_t k) {
   const Rule& r = db.rules[k];
   return {{"file", file},
@@ -209,7 +239,8 @@ Json show_json(const std::string& file, const RuleDatabase& db, size_t k) {
           {"target_ops", r.target.num_operators()},
           {"source", Json::parse(write_graph_json(r.source))},
           {"target", Json::parse(write_graph_json(r.target))},
-          {"output_mapping", mapping_json(r)}};
+          {"output_mapping", mapping_json(r)},
+          {"derivation", derivation_json(r.derivation)}};
 }
 
 void print_rule(const std::string& file, const RuleDatabase& db, size_t k) {
@@ -225,6 +256,7 @@ void print_rule(const std::string& file, const RuleDatabase& db, size_t k) {
   for (const Json& m : mapping_json(r))
     std::cout << "  output " << m["output"].get<size_t>() << ": source " << m["source"].get<std::string>()
               << " = target " << m["target"].get<std::string>() << "\n";
+  if (!r.derivation.empty()) print_derivation(db, r.derivation);
 }
 
 int show_command(const std::vector<std::string>& args) {
@@ -249,6 +281,8 @@ int db_command(const std::vector<std::string>& args) {
   static const cli::Subcommand subcommands[] = {
       {"info", "what generated a rule database; rules by status, operator and size", info_command},
       {"show", "one rule: status, fingerprint, proof time, source and target graphs", show_command},
+      {"check-proofs", "replay every stored derivation; name the first invalid step of each",
+       db_check_proofs_command},
   };
   return cli::dispatch("superopt db", subcommands, args);
 }

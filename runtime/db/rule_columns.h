@@ -21,18 +21,20 @@ inline constexpr Column kSource{"source", "source graph (superopt-graph JSON)"};
 inline constexpr Column kTarget{"target", "target graph (superopt-graph JSON), same inputs as the source"};
 inline constexpr Column kOutputMapping{"output_mapping", "S:T pairs: source output S is target output T"};
 inline constexpr Column kFingerprint{"fingerprint", "fingerprint class both graphs fell in"};
-inline constexpr Column kStatus{"status", "candidate, verified, refuted or unknown"};
+inline constexpr Column kStatus{"status", "candidate, verified, refuted, unknown or derived"};
 inline constexpr Column kProofMs{"proof_ms", "milliseconds the verifier spent"};
 inline constexpr Column kNote{"note", "refuted: the counterexample; unknown: why"};
 inline constexpr Column kSourceOps{"source_ops", "operators in the source graph"};
 inline constexpr Column kTargetOps{"target_ops", "operators in the target graph"};
+inline constexpr Column kDerivation{"derivation",
+                                    "derived: the proof, steps 'S|T RULE>|< SITE' separated by ';'"};
 
 // The status enum's member names, by value.
 inline constexpr std::string_view kStatusNames[kNumRuleStatuses] = {"candidate", "verified", "refuted",
-                                                                    "unknown"};
+                                                                    "unknown", "derived"};
 
 struct RuleColumns {
-  std::vector<std::string> source, target, output_mapping, note;
+  std::vector<std::string> source, target, output_mapping, note, derivation;
   std::vector<uint64_t> fingerprint;
   std::vector<RuleStatus> status;
   std::vector<double> proof_ms;

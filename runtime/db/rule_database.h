@@ -14,10 +14,50 @@
 
 namespace superopt {
 
-enum class RuleStatus : uint8_t { candidate = 0, verified = 1, refuted = 2, unknown = 3 };
-inline constexpr int kNumRuleStatuses = 4;
+// verified: proved by Z3 from the axioms; derived: proved by a derivation from
+// proven rules before it (see Derivation). Both are proven.
+enum class RuleStatus : uint8_t { candidate = 0, verified = 1, refuted = 2, unknown = 3, derived = 4 };
+inline constexpr int kNumRuleStatuses = 5;
+inline bool is_proven(RuleStatus s) {
+  return s == RuleStatus::verified || s == RuleStatus::derived;
+}
 std::string_view rule_status_name(RuleStatus s);
 std::optional<RuleStatus> rule_status_from_name(std::string_view name);
+
+// One step of a derivation: rule `rule` (its index in the database) applied in
+// one direction to the current graph of one side, at the occurrence whose
+// pattern nodes are the graph nodes `site` (in the rule pattern's node order;
+// -1 for the pattern's variables) and whose variables are the tensors
+// `variables` (node * kMaxOutputs + port; commutative operators match both ways,
+// so the nodes alone do not say which).
+struct DerivationStep {
+  int64_t rule = -1;
+  bool reversed = false;   // the rule's target -> source
+  bool on_target = false;  // rewrites the rule's target side (else its source side)
+  std::vector<int32_t> site;
+  std::vector<int32_t> variables;
+  bool operator==(const DerivationStep&) const = default;
+};
+
+// A proof of a rule by rewriting: the source-side steps rewrite the source
+// and the target-side steps the target into one common graph. Every step uses
+// a proven rule that comes before the derived one (smaller, or as small and
+// earlier in the database), so derivations never go round in a circle.
+using Derivation = std::vector<DerivationStep>;
+
+// Derivations as text, the database's derivation column: steps separated by
+// ';', each "S" or "T" (side), the rule index with '>' (forward) or '<'
+// (reversed), the site's nodes separated by ',', '/' and the variables' tensors:
+// "S 12> 4,-1,5/2,6;T 30< 2,3/0".
+std::string derivation_text(const Derivation& d);
+// Throws Error("bad derivation ...") on anything malformed.
+Derivation derivation_from_text(std::string_view text);
+
+// Where a rule stands in the order derivations follow: operators on both sides,
+// then the database index.
+inline std::pair<int, int64_t> derivation_order(int operators, int64_t index) {
+  return {operators, index};
+}
 
 // A graph substitution. Source and target read the same named inputs,
 // weights and constants; their outputs are aligned: source.outputs()[k] and
@@ -27,8 +67,11 @@ struct Rule {
   Graph target;
   uint64_t fingerprint = 0;  // the fingerprint class both graphs fell in
   RuleStatus status = RuleStatus::candidate;
-  double proof_ms = 0;  // time the verifier spent on it
-  std::string note;     // refuted: the counterexample; unknown: why
+  double proof_ms = 0;    // time the verifier spent on it
+  std::string note;       // refuted: the counterexample; unknown: why
+  Derivation derivation;  // derived: the proof
+
+  int num_operators() const { return source.num_operators() + target.num_operators(); }
 };
 
 // What produced a database: enough to reproduce it and to refuse mixing.
@@ -53,8 +96,9 @@ struct RuleSetInfo {
 //   /rules       source, target (strings: superopt-graph JSON), output_mapping
 //                (strings "S:T,...": source output S is target output T),
 //                fingerprint (uint64), status (enum over uint8: candidate,
-//                verified, refuted, unknown), proof_ms (float64), note
-//                (strings), source_ops, target_ops (int32 operator counts)
+//                verified, refuted, unknown, derived), proof_ms (float64), note
+//                (strings), source_ops, target_ops (int32 operator counts),
+//                derivation (strings, derivation_text; absent in older files)
 // Every dataset is 1-D and carries a "description" attribute. write() always
 // writes the current version; read() accepts it and older ones.
 inline constexpr std::string_view kRuleDatabaseFormat = "superopt-rules";

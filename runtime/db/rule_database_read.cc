@@ -124,6 +124,19 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
   rule.status = c.status[k];
   rule.proof_ms = c.proof_ms[k];
   rule.note = c.note[k];
+  if (!c.derivation.empty()) {
+    try {
+      rule.derivation = derivation_from_text(c.derivation[k]);
+    } catch (const Error& e) {
+      r.fail(where + e.what());
+    }
+  }
+  if ((rule.status == RuleStatus::derived) != !rule.derivation.empty())
+    r.fail(where +
+           (rule.derivation.empty() ? "derived without a derivation" : "a derivation but not derived"));
+  for (const DerivationStep& step : rule.derivation)
+    if (step.rule < 0 || step.rule >= int64_t(c.source.size()))
+      r.fail(where + "its derivation uses rule " + std::to_string(step.rule) + ", which the database lacks");
   return rule;
 }
 
@@ -147,6 +160,10 @@ std::vector<Rule> read_rules(const Reader& r, const std::string& path) {
   Item source_ops = item(kSourceOps), target_ops = item(kTargetOps);
   same_length(source_ops, (c.source_ops = r.numbers<int32_t>(source_ops, H5T_NATIVE_INT32, true)).size());
   same_length(target_ops, (c.target_ops = r.numbers<int32_t>(target_ops, H5T_NATIVE_INT32, true)).size());
+  if (H5Lexists(group, kDerivation.name, H5P_DEFAULT) > 0) {  // absent before derivations existed
+    Item derivation = item(kDerivation);
+    same_length(derivation, (c.derivation = r.strings(derivation)).size());
+  }
   std::vector<Rule> rules;
   rules.reserve(n);
   for (size_t k = 0; k < n; ++k) rules.push_back(make_rule(r, path, c, k));

@@ -70,6 +70,7 @@ RuleColumns to_columns(const std::string& path, const std::vector<Rule>& rules) 
     }
     c.output_mapping.push_back(output_mapping_text(r.source.outputs().size()));
     c.note.push_back(r.note);
+    c.derivation.push_back(derivation_text(r.derivation));
     c.fingerprint.push_back(r.fingerprint);
     c.status.push_back(r.status);
     c.proof_ms.push_back(r.proof_ms);
@@ -99,6 +100,7 @@ void write_rules(const Writer& w, const RuleColumns& c) {
   strings(kNote, c.note);
   numbers(kSourceOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.source_ops.data());
   numbers(kTargetOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.target_ops.data());
+  strings(kDerivation, c.derivation);
 }
 
 }  // namespace

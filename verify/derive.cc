@@ -1,0 +1,136 @@
+// Bounded bidirectional search for derivations (see derive.h).
+#include "verify/derive.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <unordered_map>
+
+#include "runtime/core/graph_hash.h"
+#include "runtime/rewrite/derivation.h"
+#include "runtime/rewrite/rule_index.h"
+
+namespace superopt::verify {
+namespace {
+
+// A graph reached from one side of the rule, with the steps that reached it.
+struct Reached {
+  Graph graph;
+  Derivation steps;
+};
+
+// Graphs reached from one side, level by level, de-duplicated by structure.
+class Frontier {
+ public:
+  Frontier(const Graph& start, bool on_target) : on_target_(on_target) { add({start, {}}); }
+
+  const std::vector<Reached>& all() const { return reached_; }
+
+  // Every graph one rewrite away from the last level; false when the bound
+  // on graphs stopped it.
+  bool expand(const RuleIndex& rules, int max_ops, int max_graphs) {
+    const size_t begin = level_begin_, end = reached_.size();
+    level_begin_ = end;
+    for (size_t i = begin; i < end; ++i) {
+      const Graph g = reached_[i].graph;  // copied: add() may move reached_
+      const Derivation steps = reached_[i].steps;
+      bool full = false;
+      for_each_occurrence(g, rules, [&](const DirectedRule& d, const Match& m) {
+        if (full) return;
+        std::optional<Graph> next = apply_rule(g, m, d);
+        if (!next || next->num_operators() > max_ops) return;
+        Derivation path = steps;
+        path.push_back({d.rule, d.reversed, on_target_, {}, {}});
+        record_site(m, path.back());
+        add({std::move(*next), std::move(path)});
+        full = int(reached_.size()) >= max_graphs;
+      });
+      if (full) return false;
+    }
+    return true;
+  }
+
+  // A graph of this frontier structurally equal to g.
+  const Reached* find(const Graph& g, uint64_t hash) const {
+    auto [lo, hi] = by_hash_.equal_range(hash);
+    for (auto it = lo; it != hi; ++it)
+      if (structurally_equal(reached_[it->second].graph, g)) return &reached_[it->second];
+    return nullptr;
+  }
+
+ private:
+  void add(Reached r) {
+    uint64_t h = canonical_hash(r.graph);
+    if (find(r.graph, h)) return;
+    by_hash_.emplace(h, reached_.size());
+    reached_.push_back(std::move(r));
+  }
+
+  bool on_target_;
+  std::vector<Reached> reached_;
+  std::unordered_multimap<uint64_t, size_t> by_hash_;
+  size_t level_begin_ = 0;
+};
+
+// Source-side steps then target-side steps to a common graph, if any.
+std::optional<Derivation> meet(const Frontier& source, const Frontier& target) {
+  std::optional<Derivation> best;
+  for (const Reached& t : target.all()) {
+    const Reached* s = source.find(t.graph, canonical_hash(t.graph));
+    if (!s || (best && best->size() <= s->steps.size() + t.steps.size())) continue;
+    Derivation d = s->steps;
+    d.insert(d.end(), t.steps.begin(), t.steps.end());
+    best = std::move(d);
+  }
+  return best;
+}
+
+// The shortest derivation of rule within the bounds, if one is found.
+std::optional<Derivation> derive(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o) {
+  const int max_ops = std::max(rule.source.num_operators(), rule.target.num_operators()) + o.max_extra_ops;
+  Frontier source(rule.source, false), target(rule.target, true);
+  int steps = 0;
+  for (bool grow_source = true; steps < o.max_steps; grow_source = !grow_source, ++steps) {
+    Frontier& side = grow_source ? source : target;
+    side.expand(proven, max_ops, o.max_graphs);
+    if (std::optional<Derivation> d = meet(source, target)) return d;
+  }
+  return std::nullopt;
+}
+
+std::vector<int64_t> derivation_sequence(const std::vector<Rule>& rules) {
+  std::vector<int64_t> order(rules.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return derivation_order(rules[a].num_operators(), a) < derivation_order(rules[b].num_operators(), b);
+  });
+  return order;
+}
+
+}  // namespace
+
+DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  DeriveSummary summary;
+  summary.invalidated = invalidate_broken_derivations(db.rules);
+  RuleIndex proven;
+  for (int64_t k : derivation_sequence(db.rules)) {
+    Rule& rule = db.rules[k];
+    if (rule.status != RuleStatus::refuted && rule.status != RuleStatus::derived) {
+      ++summary.tried;
+      if (std::optional<Derivation> d = derive(rule, proven, options)) {
+        rule.status = RuleStatus::derived;
+        rule.note.clear();
+        ++summary.by_steps[int(d->size())];
+        rule.derivation = std::move(*d);
+        ++summary.derived;
+      }
+    }
+    if (is_proven(rule.status))
+      for (DirectedRule& d : compile_rule(rule, int(k))) proven.add(std::move(d));
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace superopt::verify

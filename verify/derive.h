@@ -1,0 +1,38 @@
+// Proving rules by derivation (Ruler's and Quartz's idea of keeping only what
+// the others do not imply): a rule whose two sides rewrite into one common
+// graph by a short chain of proven rules that come before it is `derived`, and
+// its derivation is stored (rule_database.h). The rules proven and derived from
+// nothing before them are the minimal set.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "runtime/db/rule_database.h"
+
+namespace superopt::verify {
+
+struct DeriveOptions {
+  int max_steps = 2;      // rewrites in a derivation, both sides together
+  int max_graphs = 256;   // graphs reached from one side before giving up
+  int max_extra_ops = 2;  // operators an intermediate graph may have beyond the rule's larger side
+};
+
+struct DeriveSummary {
+  int64_t tried = 0;                // rules a derivation was looked for
+  int64_t derived = 0;              // rules derived this run
+  std::map<int, int64_t> by_steps;  // derived rules by derivation length
+  int64_t invalidated = 0;          // derivations dropped first: a rule they used is no longer proven
+  double seconds = 0;
+};
+
+// Goes through the rules in derivation order (smallest first) and derives
+// every non-refuted one it can from the proven rules before it; a verified rule
+// that is derived leaves the minimal set. Rules already derived keep their
+// derivation (after derivations that used a no-longer-proven rule are dropped).
+DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options);
+
+// `superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]`
+int derive_command(const std::vector<std::string>& args);
+
+}  // namespace superopt::verify

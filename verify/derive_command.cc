@@ -1,0 +1,78 @@
+// `superopt derive`: derives what it can of a database's rules from the proven
+// ones before them, stores the derivations, and prints the minimal set's size.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "runtime/cli/command_line.h"
+#include "runtime/core/error.h"
+#include "verify/derive.h"
+
+namespace superopt::verify {
+namespace {
+
+void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::string& path, bool json) {
+  std::array<int64_t, kNumRuleStatuses> counts{};
+  for (const Rule& r : db.rules) ++counts[static_cast<int>(r.status)];
+  auto count = [&](RuleStatus st) { return (long long)counts[static_cast<int>(st)]; };
+  if (json) {
+    nlohmann::json j = {{"database", path},
+                        {"rules", db.rules.size()},
+                        {"tried", s.tried},
+                        {"derived", s.derived},
+                        {"invalidated", s.invalidated},
+                        {"seconds", s.seconds},
+                        {"minimal_set", count(RuleStatus::verified)}};
+    for (const auto& [steps, n] : s.by_steps) j["derived_by_steps"][std::to_string(steps)] = n;
+    for (int i = 0; i < kNumRuleStatuses; ++i)
+      j[std::string(rule_status_name(static_cast<RuleStatus>(i)))] = counts[i];
+    std::cout << j.dump() << "\n";
+    return;
+  }
+  std::printf(
+      "%s: %zu rules: verified %lld (the minimal set), derived %lld, refuted %lld, unknown %lld, "
+      "candidate %lld\n",
+      path.c_str(), db.rules.size(), count(RuleStatus::verified), count(RuleStatus::derived),
+      count(RuleStatus::refuted), count(RuleStatus::unknown), count(RuleStatus::candidate));
+  std::printf("this run: derived %lld of %lld rules tried in %.2f s", (long long)s.derived,
+              (long long)s.tried, s.seconds);
+  for (const auto& [steps, n] : s.by_steps)
+    std::printf("; %lld in %d step%s", (long long)n, steps, steps == 1 ? "" : "s");
+  if (s.invalidated) std::printf("; %lld derivations dropped first", (long long)s.invalidated);
+  std::printf("\n");
+}
+
+}  // namespace
+
+int derive_command(const std::vector<std::string>& args) {
+  cli::po::options_description opts("options");
+  DeriveOptions o;
+  opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database")(
+      "max-steps", cli::po::value(&o.max_steps)->default_value(o.max_steps), "rewrites per derivation")(
+      "max-graphs", cli::po::value(&o.max_graphs)->default_value(o.max_graphs),
+      "graphs reached from one side of a rule before giving up")(
+      "max-extra-ops", cli::po::value(&o.max_extra_ops)->default_value(o.max_extra_ops),
+      "operators an intermediate graph may have beyond the rule's larger side")(
+      "json", "print the summary as one JSON object");
+  cli::po::positional_options_description pos;
+  pos.add("database", 1);
+  try {
+    auto vm =
+        cli::parse("superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]", opts, pos, args);
+    if (!vm) return cli::kExitOk;
+    cli::require_positive(o.max_steps, "--max-steps");
+    cli::require_positive(o.max_graphs, "--max-graphs");
+    if (o.max_extra_ops < 0) throw Error("--max-extra-ops must be 0 or more");
+    const std::string path = (*vm)["database"].as<std::string>();
+    RuleDatabase db = RuleDatabase::read(path);
+    DeriveSummary s = derive_rules(db, o);
+    db.write(path);
+    print_summary(s, db, path, vm->count("json"));
+    return cli::kExitOk;
+  } catch (const Error& e) {
+    std::cerr << "superopt derive: " << e.what() << "\n";
+    return cli::kExitUsage;
+  }
+}
+
+}  // namespace superopt::verify
