@@ -33,6 +33,9 @@ echo
 echo "== mpirun -n 3 superopt verify (2 verifier workers)"
 mpirun -n 3 --oversubscribe "$superopt" verify "$rules"
 echo
+echo "== superopt derive (rules proven by rewriting with earlier proven ones; the minimal set)"
+"$superopt" derive "$rules"
+echo
 echo "== superopt db info $rules"
 "$superopt" db info "$rules"
 echo
