@@ -6,6 +6,7 @@
 
 #include "runtime/core/graph.h"
 #include "runtime/db/rule_database.h"
+#include "tests/op_params.h"
 
 namespace superopt::test {
 
@@ -24,12 +25,6 @@ struct RuleBuilder {
     return r;
   }
 };
-
-inline OpParams axis(int a) {
-  OpParams p;
-  p.axis = a;
-  return p;
-}
 
 inline TensorRef op(Graph& g, OpType type, std::initializer_list<TensorRef> in, OpParams p = {}) {
   return {g.add(type, in, p), 0};

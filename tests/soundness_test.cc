@@ -9,6 +9,7 @@
 #include "runtime/core/evaluator.h"
 #include "runtime/rewrite/rewrite.h"
 #include "tests/rule_builder.h"
+#include "tests/verify_fixture.h"
 #include "verify/axiom_set.h"
 #include "verify/prover.h"
 #include "verify/rule_validation.h"
@@ -19,30 +20,21 @@ using namespace superopt::verify;
 using superopt::test::axis;
 using superopt::test::op;
 using superopt::test::RuleBuilder;
+using superopt::test::taso_axioms;
 
 namespace {
-
-const AxiomSet& taso_axioms() {
-  static const AxiomSet axioms = read_axiom_file(SUPEROPT_SOURCE_DIR "/verify/axioms/taso.ax");
-  return axioms;
-}
 
 RuleVerdict verdict(const Rule& r) {
   static RuleVerifier verifier(taso_axioms(), VerifyLimits{});
   return verifier.verify(r);
 }
 
-OpParams conv_params(Activation act = Activation::none) {
-  OpParams p;
-  p.activation = act;
-  return p;
+OpParams conv_params() {
+  return test::conv(1, Padding::same);
 }
 
 OpParams pool_params(int k, Padding pad) {
-  OpParams p;
-  p.kernel_h = p.kernel_w = k;
-  p.padding = pad;
-  return p;
+  return test::pool(k, 1, pad);
 }
 
 // transpose(a b) = transpose(b) transpose(a), with every transpose reversing

@@ -8,6 +8,7 @@
 #include "runtime/core/error.h"
 #include "runtime/mpi/mpi_world.h"
 #include "tests/rule_builder.h"
+#include "tests/verify_fixture.h"
 #include "verify/axiom_set.h"
 #include "verify/prover.h"
 #include "verify/rule_validation.h"
@@ -19,13 +20,9 @@ using namespace superopt::verify;
 using superopt::test::axis;
 using superopt::test::op;
 using superopt::test::RuleBuilder;
+using superopt::test::taso_axioms;
 
 namespace {
-
-const AxiomSet& taso_axioms() {
-  static const AxiomSet axioms = read_axiom_file(SUPEROPT_SOURCE_DIR "/verify/axioms/taso.ax");
-  return axioms;
-}
 
 // MPI for verify_rules, started once: it cannot start again once finalised.
 const MpiWorld& mpi_world() {
