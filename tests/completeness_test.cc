@@ -30,6 +30,10 @@ Coverage coverage(const std::string& opset_path, int max_ops) {
   TempDir dir;
   enumeration::Opset opset = enumeration::read_opset_file(opset_path);
   RuleDatabase db = generate(opset_path, max_ops, dir);
+  // The renaming stage is exact: no rule is stored under two namings.
+  std::vector<std::string> twice = renamed_twice(db, opset);
+  INFO((twice.empty() ? std::string() : twice.front()));
+  CHECK(twice.empty());
   return check_coverage(brute_force(opset, max_ops), opset, db);
 }
 
@@ -60,6 +64,29 @@ TEST_CASE("completeness: TASO's operator set at 2 operators", "[completeness]") 
   Coverage c = coverage(SUPEROPT_SOURCE_DIR "/data/opsets/taso.json", 2);
   REQUIRE(c.classes > 100);
   require_complete(c);
+}
+
+// The renaming judge: a rule added again under another naming is reported.
+TEST_CASE("completeness: a rule stored under two namings is reported", "[completeness]") {
+  TempDir dir;
+  std::string path = SUPEROPT_SOURCE_DIR "/tests/data/opsets/three_inputs.json";
+  enumeration::Opset opset = enumeration::read_opset_file(path);
+  RuleDatabase db = generate(path, 2, dir);
+  REQUIRE(!db.rules.empty());
+  REQUIRE(renamed_twice(db, opset).empty());
+  // x1 -> x2 -> x3 -> x1.
+  auto rotate = [&](const Graph& g) {
+    BruteGraph b = brute_from_graph(g, opset);
+    for (BruteOp& op : b.ops)
+      for (int i = 0; i < op.num_inputs; ++i)
+        if (op.inputs[i] < 3) op.inputs[i] = (op.inputs[i] + 1) % 3;
+    return brute_to_graph(b, opset);
+  };
+  Rule again = db.rules.front();
+  again.source = rotate(again.source);
+  again.target = rotate(again.target);
+  db.rules.push_back(again);
+  CHECK(renamed_twice(db, opset).size() == 1);
 }
 
 // The judge itself: without the database, associativity and distributivity

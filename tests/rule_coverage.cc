@@ -7,6 +7,8 @@
 #include <numeric>
 #include <unordered_map>
 
+#include <xxhash.h>
+
 namespace superopt::test {
 
 using enumeration::Opset;
@@ -146,6 +148,23 @@ Coverage check_coverage(const BruteForce& bf, const Opset& opset, const RuleData
       }
   }
   return c;
+}
+
+std::vector<std::string> renamed_twice(const RuleDatabase& db, const Opset& opset) {
+  std::unordered_map<uint64_t, size_t> first;
+  std::vector<std::string> twice;
+  for (size_t r = 0; r < db.rules.size(); ++r) {
+    BruteGraph a = brute_from_graph(db.rules[r].source, opset),
+               b = brute_from_graph(db.rules[r].target, opset);
+    uint64_t key = ~uint64_t{0};
+    for_each_renaming(a, b, opset, [&](const std::vector<int>& rename) {
+      uint64_t x = brute_structure(a, opset, rename), y = brute_structure(b, opset, rename);
+      std::array<uint64_t, 2> forward{x, y}, backward{y, x};
+      key = std::min({key, XXH3_64bits(forward.data(), 16), XXH3_64bits(backward.data(), 16)});
+    });
+    if (!first.emplace(key, r).second) twice.push_back(brute_str(a, opset) + "  =  " + brute_str(b, opset));
+  }
+  return twice;
 }
 
 }  // namespace superopt::test

@@ -29,4 +29,9 @@ struct Coverage {
 
 Coverage check_coverage(const BruteForce& bf, const enumeration::Opset& opset, const RuleDatabase& db);
 
+// The database's rules that an earlier rule of it gives under a renaming of
+// interchangeable sources, in either direction (TASO's input-renaming
+// pruning leaves none), as "source  =  target" lines.
+std::vector<std::string> renamed_twice(const RuleDatabase& db, const enumeration::Opset& opset);
+
 }  // namespace superopt::test
