@@ -55,7 +55,8 @@ using GraphVisitor = std::function<void(const GeneratedGraph&)>;
 class Generator {
  public:
   // `order_inputs` false turns off the index-order rule for interchangeable
-  // sources (every renaming is then generated), to measure or test it.
+  // sources (every renaming is then generated), to measure or test it; class
+  // keys then see only the renamings of index-ordered prefixes.
   Generator(const Opset& opset, int max_ops, uint64_t seed, bool order_inputs = true);
   ~Generator();
   Generator(const Generator&) = delete;
