@@ -18,6 +18,7 @@
 #include "enum/generator.h"
 #include "enum/opset.h"
 #include "enum/pruning.h"
+#include "enum/renaming.h"
 #include "enum/shard_exchange.h"
 #include "runtime/core/error.h"
 #include "runtime/core/hashing.h"
@@ -27,8 +28,8 @@
 namespace superopt::enumeration {
 namespace {
 
-constexpr const char* kGeneratorVersion = "superopt-enum 1";
-constexpr int kPollEvery = 256;  // graphs between looks at the message queue
+constexpr const char* kGeneratorVersion = "superopt-enum 2";  // 2: classes up to renaming
+constexpr int kPollEvery = 256;                               // graphs between looks at the message queue
 
 using Clock = std::chrono::steady_clock;
 
@@ -166,8 +167,16 @@ int64_t exit_after_units() {
   return v ? std::atoll(v) : -1;
 }
 
-// Runs the work units this rank is given, sending each graph to its owner
-// and logging each finished unit.
+// A unit's checkpoint entry: its graph count (8 bytes), then its records; a
+// graph may send more than one record (GeneratedGraph::aligned).
+std::string checkpoint_entry(uint64_t graphs, const std::string& records) {
+  std::string entry;
+  append_u64(entry, graphs);
+  return entry + records;
+}
+
+// Runs the work units this rank is given, sending each graph's aligned codes
+// to the owner of its class key and logging each finished unit.
 void generate(Generator& generator, const std::vector<GraphCode>& units, int depth, ShardExchange& exchange,
               CheckpointLog* log, int64_t exit_after) {
   std::string bytes, unit_records;
@@ -175,14 +184,17 @@ void generate(Generator& generator, const std::vector<GraphCode>& units, int dep
   int64_t logged = 0;
   for (int64_t u; (u = exchange.next_unit(generator.counts().graphs)) >= 0;) {
     unit_records.clear();
+    uint64_t graphs_before = generator.counts().graphs;
     generator.run_unit(units[u], depth, [&](const GeneratedGraph& g) {
-      bytes.clear();
-      g.code.append_bytes(bytes);
-      exchange.send(g.fingerprint, bytes);
-      if (log) append_record(unit_records, g.fingerprint, bytes);
+      for (const GraphCode& aligned : g.aligned) {
+        bytes.clear();
+        aligned.append_bytes(bytes);
+        exchange.send(g.class_key, bytes);
+        if (log) append_record(unit_records, g.class_key, bytes);
+      }
       if (++visited % kPollEvery == 0) exchange.poll();
     });
-    if (log) log->append(u, unit_records);
+    if (log) log->append(u, checkpoint_entry(generator.counts().graphs - graphs_before, unit_records));
     if (++logged == exit_after) std::_Exit(137);
   }
   exchange.finish();
@@ -218,7 +230,10 @@ RuleDatabase to_database(const std::vector<CandidateRule>& rules, const Opset& o
 // candidate (to count TASO's renaming stage) and the candidates with no
 // common subgraph, keyed. Pruning here, on the owners, keeps rank 0 small;
 // the two prunings commute because the common-subgraph test is invariant
-// under renaming.
+// under renaming. A class holds every graph equal to the others up to a
+// renaming, each under the naming that makes it compute the same values
+// (GeneratedGraph::aligned), so one naming of a rule may come from several
+// pairs: the renaming stage removes the others.
 struct OwnedRules {
   std::string keys;       // 8 bytes per candidate
   std::string survivors;  // KeyedRule wire format
@@ -234,12 +249,19 @@ OwnedRules pair_owned_classes(const std::string& store, const Opset& opset, uint
   for (size_t i = 0; i < records.size();) {
     size_t j = i;
     std::vector<GraphCode> members;
-    for (; j < records.size() && records[j].fingerprint == records[i].fingerprint; ++j)
-      members.push_back(decode(records[j].code, opset));
+    std::unordered_set<uint64_t> structures;
+    for (; j < records.size() && records[j].fingerprint == records[i].fingerprint; ++j) {
+      // Two canonical graphs that are renamings of one graph align to it twice.
+      GraphCode code = decode(records[j].code, opset);
+      uint64_t structure = structure_hash(code, opset);
+      if (!structures.insert(structure).second) continue;
+      members.push_back(std::move(code));
+    }
     ++owned.classes;
     found.clear();
     pairing.pair(records[i].fingerprint, members, found);
-    for (const CandidateRule& r : found) {
+    for (CandidateRule& r : found) {
+      name_canonically(r, opset);
       uint64_t key = renaming_key(r, opset);
       append_u64(owned.keys, key);
       TensorEquality equal = [&](int source_tensor, int target_tensor) {
@@ -302,15 +324,18 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
 
   EnumerateSummary s;
   OwnedRules owned;
-  uint64_t replayed_graphs = 0;  // made by an earlier attempt: one record each
+  uint64_t replayed_graphs = 0, replayed_records = 0;  // made by an earlier attempt
   {
     ProgressLine progress(static_cast<int64_t>(todo.size()), start);
     ShardExchange exchange(todo, progress);
     if (log)  // records of units finished before a restart go to their owners again
-      log->replay([&](std::string_view records) {
-        for_each_record(records, [&](const GraphRecord& r) {
+      log->replay([&](std::string_view entry) {
+        uint64_t graphs = 0;
+        if (entry.size() >= 8) std::memcpy(&graphs, entry.data(), 8);
+        replayed_graphs += graphs;
+        for_each_record(entry.substr(std::min<size_t>(8, entry.size())), [&](const GraphRecord& r) {
           exchange.send(r.fingerprint, r.code);
-          ++replayed_graphs;
+          ++replayed_records;
         });
       });
     generate(generator, units, depth, exchange, log.get(), rank == 0 ? exit_after_units() : -1);
@@ -324,6 +349,8 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   s.ranks = ranks;
   s.graphs = world.sum_to_root(generator.counts().graphs + replayed_graphs);
   s.resumed_graphs = world.sum_to_root(replayed_graphs);
+  s.records = world.sum_to_root(generator.counts().aligned + replayed_records);
+  s.renamings = world.sum_to_root(generator.counts().renamings);
   s.classes = world.sum_to_root(owned.classes);
   s.failed_second_test = static_cast<int64_t>(world.sum_to_root(owned.counts.split_by_second_eval));
   s.failed_float_test = static_cast<int64_t>(world.sum_to_root(owned.counts.failed_float_test));

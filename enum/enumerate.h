@@ -23,7 +23,10 @@ struct EnumerateSummary {
   int ranks = 1;
   uint64_t graphs = 0;
   uint64_t resumed_graphs = 0;     // of those, made by an earlier attempt and read from the checkpoint
-  uint64_t classes = 0;            // distinct fingerprints
+  uint64_t records = 0;            // graphs sent to their owners: graphs, plus extra structures
+                                   // of functions with a symmetry the graph lacks (GeneratedGraph)
+  uint64_t renamings = 0;          // renamed evaluations made to find class keys (this attempt)
+  uint64_t classes = 0;            // distinct class keys (fingerprints up to renaming)
   uint64_t record_bytes = 0;       // bytes of the stored (fingerprint, code) records
   int64_t failed_second_test = 0;  // graphs that left their class on the second modular evaluation
   int64_t failed_float_test = 0;

@@ -30,6 +30,8 @@ nlohmann::json summary_json(const EnumerateSummary& s, const EnumerateOptions& o
                       {"ranks", s.ranks},
                       {"graphs", s.graphs},
                       {"resumed_graphs", s.resumed_graphs},
+                      {"records", s.records},
+                      {"renamings", s.renamings},
                       {"classes", s.classes},
                       {"bytes_per_graph", s.graphs ? double(s.record_bytes) / double(s.graphs) : 0.0},
                       {"failed_second_test", s.failed_second_test},
@@ -48,7 +50,9 @@ void print_summary(const EnumerateSummary& s, const EnumerateOptions& o) {
   if (s.resumed_graphs)
     std::printf("resumed from the checkpoint: %llu of those graphs\n",
                 static_cast<unsigned long long>(s.resumed_graphs));
-  std::printf("fingerprint classes:        %llu\n", static_cast<unsigned long long>(s.classes));
+  std::printf("records (aligned graphs):   %llu\n", static_cast<unsigned long long>(s.records));
+  std::printf("renamings evaluated:        %llu\n", static_cast<unsigned long long>(s.renamings));
+  std::printf("classes (up to renaming):   %llu\n", static_cast<unsigned long long>(s.classes));
   std::printf("bytes per stored graph:     %.1f\n",
               s.graphs ? double(s.record_bytes) / double(s.graphs) : 0.0);
   for (const auto& [stage, count] : s.stages)

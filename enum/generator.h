@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "enum/graph_code.h"
@@ -20,6 +21,8 @@ uint64_t combine_output_hashes(std::vector<uint64_t> hashes);
 
 struct GeneratorCounts {
   uint64_t graphs = 0;          // canonical graphs visited
+  uint64_t aligned = 0;         // their aligned codes (GeneratedGraph): graphs plus extra structures
+  uint64_t renamings = 0;       // renamings evaluated to find the class keys, the identities included
   uint64_t not_canonical = 0;   // appends refused: another order of the same graph
   uint64_t renamed_inputs = 0;  // appends refused: interchangeable inputs out of order
   uint64_t duplicate_computation = 0;
@@ -27,9 +30,18 @@ struct GeneratorCounts {
 };
 
 // A graph as the generator hands it out; valid only during the visit.
+// `fingerprint` is the graph's under its own naming. `class_key` is the
+// smallest fingerprint over the renamings of its used interchangeable sources
+// (RenamingOrbit): graphs equal up to a renaming share it. `aligned` holds the
+// renamings of `code` whose fingerprint is the class key, one per distinct
+// graph: usually one; more when the function has a symmetry the graph does
+// not (x3 + (x1 + x2) renamed to x1 + (x2 + x3)), which pairs the graph with
+// its own renamings.
 struct GeneratedGraph {
   uint64_t fingerprint;
   const GraphCode& code;
+  uint64_t class_key;
+  std::span<const GraphCode> aligned;
 };
 using GraphVisitor = std::function<void(const GeneratedGraph&)>;
 
@@ -43,7 +55,8 @@ using GraphVisitor = std::function<void(const GeneratedGraph&)>;
 class Generator {
  public:
   // `order_inputs` false turns off the index-order rule for interchangeable
-  // sources (every renaming is then generated), to measure or test it.
+  // sources (every renaming is then generated), to measure or test it; class
+  // keys then see only the renamings of index-ordered prefixes.
   Generator(const Opset& opset, int max_ops, uint64_t seed, bool order_inputs = true);
   ~Generator();
   Generator(const Generator&) = delete;

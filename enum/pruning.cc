@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 
+#include "enum/renaming.h"
 #include "runtime/core/hashing.h"
 
 namespace superopt::enumeration {
@@ -14,30 +15,9 @@ int num_sources(const Opset& opset) {
   return static_cast<int>(opset.sources.size());
 }
 
-// Structural hash of every tensor of a code, sources hashed by their renamed id.
-std::vector<uint64_t> tensor_hashes(const GraphCode& code, const Opset& opset,
-                                    const std::vector<int>& rename) {
-  int s = num_sources(opset);
-  std::vector<uint64_t> h(s + 2 * code.ops.size(), 0);
-  for (int t = 0; t < s; ++t) h[t] = hash_combine(0x50a7ce, static_cast<uint64_t>(rename[t]));
-  for (size_t k = 0; k < code.ops.size(); ++k) {
-    const CodeOp& op = code.ops[k];
-    uint64_t v = hash_combine(0x0b, op.variant);
-    std::array<uint64_t, kMaxCodeInputs> in{};
-    for (int i = 0; i < op.num_inputs; ++i) in[i] = h[op.inputs[i]];
-    if (op.num_inputs == 2 && op_info(opset.operators[op.variant].op).commutative && in[1] < in[0])
-      std::swap(in[0], in[1]);  // renaming may swap a commutative operator's inputs
-    for (int i = 0; i < op.num_inputs; ++i) v = hash_combine(v, in[i]);
-    int id = op_output_id(s, static_cast<int>(k), 0);
-    h[id] = hash_combine(v, 0);
-    h[id + 1] = hash_combine(v, 1);
-  }
-  return h;
-}
-
-uint64_t rule_key(const CandidateRule& r, const Opset& opset, const std::vector<int>& rename, bool swapped) {
-  std::vector<uint64_t> hs = tensor_hashes(r.source, opset, rename),
-                        ht = tensor_hashes(r.target, opset, rename);
+uint64_t rule_key(const CandidateRule& r, const Opset& opset, const Renaming& rename, bool swapped) {
+  std::vector<uint64_t> hs = tensor_structure_hashes(r.source, opset, &rename),
+                        ht = tensor_structure_hashes(r.target, opset, &rename);
   std::vector<uint64_t> pairs;
   for (size_t k = 0; k < r.source_outputs.size(); ++k) {
     uint64_t a = hs[r.source_outputs[k]], b = ht[r.target_outputs[k]];
@@ -53,7 +33,7 @@ uint64_t rule_key(const CandidateRule& r, const Opset& opset, const std::vector<
 // Calls f with every renaming that maps the used sources of each class
 // injectively into that class (sources of other classes keep their id).
 void for_each_renaming(const CandidateRule& r, const Opset& opset,
-                       const std::function<void(const std::vector<int>&)>& f) {
+                       const std::function<void(const Renaming&)>& f) {
   int s = num_sources(opset);
   std::vector<char> used(s, 0);
   for (const GraphCode* c : {&r.source, &r.target})
@@ -63,8 +43,8 @@ void for_each_renaming(const CandidateRule& r, const Opset& opset,
   std::vector<int> used_ids;
   for (int t = 0; t < s; ++t)
     if (used[t]) used_ids.push_back(t);
-  std::vector<int> rename(s);
-  for (int t = 0; t < s; ++t) rename[t] = t;
+  Renaming rename(s);
+  for (int t = 0; t < s; ++t) rename[t] = static_cast<uint8_t>(t);
   std::vector<char> taken(s, 0);
   std::function<void(size_t)> assign = [&](size_t i) {
     if (i == used_ids.size()) return f(rename);
@@ -72,7 +52,7 @@ void for_each_renaming(const CandidateRule& r, const Opset& opset,
     for (int u = 0; u < s; ++u) {
       if (taken[u] || opset.sources[u].interchange_class != opset.sources[t].interchange_class) continue;
       taken[u] = 1;
-      rename[t] = u;
+      rename[t] = static_cast<uint8_t>(u);
       assign(i + 1);
       taken[u] = 0;
     }
@@ -94,10 +74,8 @@ bool same_op_on_inputs(const CandidateRule& r, const Opset& opset) {
 
 bool common_top(const CandidateRule& r, const Opset& opset, const TensorEquality& equal) {
   int s = num_sources(opset);
-  std::vector<int> identity(s);
-  for (int t = 0; t < s; ++t) identity[t] = t;
-  std::vector<uint64_t> hs = tensor_hashes(r.source, opset, identity),
-                        ht = tensor_hashes(r.target, opset, identity);
+  std::vector<uint64_t> hs = tensor_structure_hashes(r.source, opset),
+                        ht = tensor_structure_hashes(r.target, opset);
   for (size_t k = 0; k < r.source_outputs.size(); ++k) {
     int a = r.source_outputs[k], b = r.target_outputs[k];
     if (a < s || b < s || (a - s) % 2 != (b - s) % 2) return false;
@@ -116,7 +94,7 @@ bool common_top(const CandidateRule& r, const Opset& opset, const TensorEquality
 
 uint64_t renaming_key(const CandidateRule& r, const Opset& opset) {
   uint64_t best = std::numeric_limits<uint64_t>::max();
-  for_each_renaming(r, opset, [&](const std::vector<int>& rename) {
+  for_each_renaming(r, opset, [&](const Renaming& rename) {
     best = std::min({best, rule_key(r, opset, rename, false), rule_key(r, opset, rename, true)});
   });
   return best;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # MPI tests of `superopt enumerate` (run by CTest): the database is the same
-# for 1, 2 and 4 ranks, and a run killed mid-way (on 1 rank and on 2 ranks)
+# for 1, 2, 3 and 4 ranks, and a run killed mid-way (on 1 rank and on 2 ranks)
 # resumes from its checkpoint to the same database.
 #   enumerate_mpi_test.sh SUPEROPT OPSET MPIEXEC WORKDIR
 set -eu
@@ -24,11 +24,11 @@ same() {  # the rules and the stage counts; attributes hold the command line
 }
 
 run 1 one.h5
-for ranks in 2 4; do
+for ranks in 2 3 4; do
   run $ranks ranks$ranks.h5
   same one.h5 ranks$ranks.h5
 done
-echo "same database on 1, 2 and 4 ranks"
+echo "same database on 1, 2, 3 and 4 ranks"
 
 for ranks in 1 2; do
   # Rank 0 dies abruptly after 150 work units, as a killed job would.
