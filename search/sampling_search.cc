@@ -59,6 +59,7 @@ class Sampler {
     while (!level.empty() && !stopped_) level = next_level(level);
     out_.finished = !stopped_;
     out_.best = *best_->graph;
+    out_.best_cost_ms = best_->cost;
     out_.traces.push_back(unwind());
     return std::move(out_);
   }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
 
+#include "runtime/core/operator_registry.h"
 #include "runtime/rewrite/matcher.h"
 
 namespace superopt::search {
@@ -39,12 +41,18 @@ Substitution make_substitution(const RuleIndex& rules, int rule, const Match& m,
 
 namespace {
 
-// The same node once the nodes before it are renumbered by new_of_old.
-bool same_node(const Node& a, const Node& b, const std::vector<NodeId>& new_of_old) {
-  if (a.op != b.op || a.num_inputs != b.num_inputs || a.data != b.data || !(a.name == b.name)) return false;
-  for (int i = 0; i < a.num_inputs; ++i)
-    if (new_of_old[a.input_array[i].node] != b.input_array[i].node || a.input_array[i].port != b.input_array[i].port)
-      return false;
+// The same node once the nodes before it are renumbered by new_of_old: `next`
+// is b's id, and an input of b at or past it is a generated node (they come
+// last), which stands in for whatever the rewrite replaced.
+bool same_node(const Node& a, const Node& b, NodeId next, const std::vector<NodeId>& new_of_old) {
+  if (a.op != b.op || a.num_inputs != b.num_inputs || a.data != b.data || !(a.name == b.name) ||
+      !params_equal(a.op, a.params, b.params))
+    return false;
+  for (int i = 0; i < a.num_inputs; ++i) {
+    TensorRef in = b.input_array[i];
+    if (in.node >= next) continue;
+    if (new_of_old[a.input_array[i].node] != in.node || a.input_array[i].port != in.port) return false;
+  }
   return true;  // not the outputs: a rewrite may infer the shapes after it again
 }
 
@@ -57,7 +65,7 @@ Rewritten relabel(const Graph& before, const Labels& labels, const Graph& after,
   rw.labels.j.assign(after.num_nodes(), 0);
   NodeId next = 0;
   for (NodeId old = 0; old < before.num_nodes() && next < after.num_nodes(); ++old) {
-    if (!same_node(before.node(old), after.node(next), rw.new_of_old)) continue;  // removed
+    if (!same_node(before.node(old), after.node(next), next, rw.new_of_old)) continue;  // removed
     rw.new_of_old[old] = next;
     rw.labels.step[next] = labels.step[old];  // Definition 6 (2): kept nodes keep their label
     rw.labels.j[next] = labels.j[old];
@@ -145,12 +153,20 @@ std::vector<Substitution> substitutions_after(const Graph& before, const Graph& 
     if (!renumber(m, rw.new_of_old) || near[anchor_of(rules.rules[s.rule], m)]) continue;
     out.push_back(make_substitution(rules, s.rule, m, rw.labels));  // labels kept: same place in the order
   }
+  // Rules outermost, as for_each_occurrence does: a pattern stays in cache
+  // over the anchors it is tried at.
   GraphIndex index(after);
-  for (NodeId v = 0; v < after.num_nodes(); ++v) {
-    if (!near[v]) continue;
-    for (int r : rules.by_anchor[int(after.node(v).op)])
-      match_at(after, index, rules.rules[r].source, v,
-               [&](const Match& m) { out.push_back(make_substitution(rules, r, m, rw.labels)); });
+  for (int op = 0; op < kNumOpTypes; ++op) {
+    std::vector<NodeId> anchors;
+    for (NodeId v : index.nodes_of(static_cast<OpType>(op)))
+      if (near[v]) anchors.push_back(v);
+    if (anchors.empty()) continue;
+    for (int r : rules.by_anchor[op]) {
+      std::function<void(const Match&)> visit = [&](const Match& m) {
+        out.push_back(make_substitution(rules, r, m, rw.labels));
+      };
+      for (NodeId v : anchors) match_at(after, index, rules.rules[r].source, v, visit);
+    }
   }
   return out;
 }

@@ -153,8 +153,9 @@ TEST_CASE("Sampling honours Q, eta and K and is never worse than its input") {
         CHECK(out.best_cost_ms <= out.start_cost_ms);
         REQUIRE(out.traces.size() == 1);
         CHECK(int(out.traces[0].steps.size()) <= k);
-        // With eta = 1 and K >= 2 the enlarge-then-merge of one branch is found.
-        if (k >= 2) CHECK(out.best_cost_ms < 0.9 * out.start_cost_ms);
+        // With K >= 2 the enlarge-then-merge of one branch is found (with Q = 2
+        // the one look-ahead taken may be another cost increase).
+        if (k >= 2 && q >= 4) CHECK(out.best_cost_ms < 0.9 * out.start_cost_ms);
       }
 }
 
