@@ -112,7 +112,7 @@ superopt_cli_test(optimize_help 0 "" STDOUT "usage: superopt optimize MODEL --ru
 # numerical check; bad K, Q, eta or search names: one line, exit 2.
 foreach(kind backtracking pruning dpp sampling exhaustive)
   superopt_optimize_test(optimize_search_${kind} 0 ""
-    STDOUT "\"search\": \"${kind}\",\n +\"max_length\": 3,\n +\"sample_size\": 20,\n +\"eta\": 1,\n +\"peak_memory_mb\": [0-9.]+,.*\"finished\": (true|false),\n +\"search_seconds\".*\"rule_sequence\": \[\n +\"[0-9]+[<>]: matmul,matmul -> concat,matmul,split\".*\"check\": {\n +\"passed\": true"
+    STDOUT "\"search\": \"${kind}\",\n +\"max_length\": 3,\n +\"sample_size\": 20,\n +\"eta\": 1,\n +\"peak_memory_mb\": [0-9.]+,.*\"finished\": (true|false),\n +\"search_seconds\".*\"rule_sequence\": .\n +\"[0-9]+[<>]: matmul,matmul -> concat,matmul,split\".*\"check\": {\n +\"passed\": true"
     COMMAND ${superopt_bin} optimize ${rnn_gates} --rules ${search_taso3} --allow-unverified --search ${kind}
             --max-length 3 --budget 200 --json)
 endforeach()
