@@ -60,9 +60,9 @@ class ExactSearch {
       }
       if (depth + 1 < limits_.max_length) {
         Rewritten rw = relabel(*g, labels, *ng, depth + 1);
-        std::vector<Substitution> child =
-            mode_ == Mode::dpp ? substitutions_after(*g, *ng, rw, allowed, rules_, radius_)
-                               : all_substitutions(*ng, rules_, rw.labels);
+        std::vector<Substitution> child = mode_ == Mode::dpp
+                                              ? substitutions_after(*g, *ng, rw, allowed, rules_, radius_)
+                                              : all_substitutions(*ng, rules_, rw.labels);
         visit(ng, rw.labels, &s, child, depth + 1);
       }
       path_.pop_back();
@@ -93,7 +93,8 @@ SearchOutcome pruning_search(const Graph& g, const RuleIndex& rules, CostModel& 
   return ExactSearch(Mode::pruning, rules, cost, limits).run(g);
 }
 
-SearchOutcome dpp_search(const Graph& g, const RuleIndex& rules, CostModel& cost, const SequenceLimits& limits) {
+SearchOutcome dpp_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
+                         const SequenceLimits& limits) {
   return ExactSearch(Mode::dpp, rules, cost, limits).run(g);
 }
 

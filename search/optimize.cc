@@ -127,11 +127,16 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
 
 const char* search_kind_name(SearchKind kind) {
   switch (kind) {
-    case SearchKind::backtracking: return "backtracking";
-    case SearchKind::pruning: return "pruning";
-    case SearchKind::dpp: return "dpp";
-    case SearchKind::sampling: return "sampling";
-    case SearchKind::exhaustive: return "exhaustive";
+    case SearchKind::backtracking:
+      return "backtracking";
+    case SearchKind::pruning:
+      return "pruning";
+    case SearchKind::dpp:
+      return "dpp";
+    case SearchKind::sampling:
+      return "sampling";
+    case SearchKind::exhaustive:
+      return "exhaustive";
   }
   return "?";
 }

@@ -57,7 +57,8 @@ SearchKind parse_search_kind(const std::string& name) {
   for (SearchKind k : {SearchKind::backtracking, SearchKind::pruning, SearchKind::dpp, SearchKind::sampling,
                        SearchKind::exhaustive})
     if (name == search_kind_name(k)) return k;
-  throw Error("--search: unknown search '" + name + "' (expected backtracking, pruning, dpp, sampling or exhaustive)");
+  throw Error("--search: unknown search '" + name +
+              "' (expected backtracking, pruning, dpp, sampling or exhaustive)");
 }
 
 // The process's peak resident memory: what OCGGS Table 3c reports.
@@ -94,7 +95,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "search", po::value(&a.search),
       "backtracking (MetaFlow/TASO; the default), or OCGGS's pruning, dpp, sampling, or exhaustive (all "
       "sequences of length <= K)")("max-length", po::value(&o.max_length),
-                                    "K: longest substitution sequence (OCGGS searches; default 10)")(
+                                   "K: longest substitution sequence (OCGGS searches; default 10)")(
       "sample-size", po::value(&o.sample_size), "Q: sequences sampling keeps per length (default 20)")(
       "eta", po::value(&o.eta), "successive cost increases sampling allows (default 1)");
   po::positional_options_description positional;

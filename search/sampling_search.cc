@@ -80,7 +80,7 @@ class Sampler {
       std::erase_if(explore, [&](const auto& p) { return !further(*p); });
     }
     std::erase_if(inc, [](const auto& p) { return p->increases > 0; });  // line 13
-    Sequences next = best_by_cost(des, half());                           // line 14
+    Sequences next = best_by_cost(des, half());                          // line 14
     std::unordered_set<uint64_t> taken;
     for (const auto& p : next) taken.insert(canonical_hash(*p->graph));
     for (const auto& p : best_by_cost(inc, half()))
@@ -121,7 +121,8 @@ class Sampler {
       p->potential = std::numeric_limits<double>::infinity();
       for (const auto& c : dependents(*p)) p->potential = std::min(p->potential, c->cost);
     }
-    std::stable_sort(s.begin(), s.end(), [](const auto& a, const auto& b) { return a->potential < b->potential; });
+    std::stable_sort(s.begin(), s.end(),
+                     [](const auto& a, const auto& b) { return a->potential < b->potential; });
     s.resize(size_t(half()));
     return s;
   }

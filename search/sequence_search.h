@@ -11,9 +11,9 @@
 namespace superopt::search {
 
 struct SequenceLimits {
-  int max_length = 10;   // K
-  int sample_size = 20;  // Q (Sampling)
-  int eta = 1;           // successive cost increases allowed (Sampling)
+  int max_length = 10;    // K
+  int sample_size = 20;   // Q (Sampling)
+  int eta = 1;            // successive cost increases allowed (Sampling)
   int64_t budget = 1000;  // graphs expanded (their substitutions found)
   Clock::time_point deadline = Clock::time_point::max();
   // Called with every sequence's graph and length as it is examined (tests
@@ -29,7 +29,8 @@ SearchOutcome pruning_search(const Graph& g, const RuleIndex& rules, CostModel& 
                              const SequenceLimits& limits);
 // Algorithm 2: Algorithm 1, finding a graph's substitutions from its father's
 // (Theorem 6) and matching again only near the last rewrite.
-SearchOutcome dpp_search(const Graph& g, const RuleIndex& rules, CostModel& cost, const SequenceLimits& limits);
+SearchOutcome dpp_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
+                         const SequenceLimits& limits);
 // Algorithm 3: at most Q sequences per length, Q/2 of them cost-decreasing and
 // Q/2 reached through at most eta successive cost increases.
 SearchOutcome sampling_search(const Graph& g, const RuleIndex& rules, CostModel& cost,

@@ -128,7 +128,9 @@ std::vector<char> near_change(const Graph& before, const Graph& after, const Rew
   return near;
 }
 
-NodeId anchor_of(const DirectedRule& r, const Match& m) { return m.nodes[r.source.match_order.front()]; }
+NodeId anchor_of(const DirectedRule& r, const Match& m) {
+  return m.nodes[r.source.match_order.front()];
+}
 
 // m renumbered into the new graph, or false when it touches a removed node.
 bool renumber(Match& m, const std::vector<NodeId>& new_of_old) {

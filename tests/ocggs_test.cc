@@ -66,7 +66,8 @@ struct Examined {
   std::vector<int> per_length = std::vector<int>(8);
 };
 
-Examined examine(search::SearchOutcome (*search)(const Graph&, const RuleIndex&, CostModel&, const search::SequenceLimits&),
+Examined examine(search::SearchOutcome (*search)(const Graph&, const RuleIndex&, CostModel&,
+                                                 const search::SequenceLimits&),
                  const Graph& g, const RuleIndex& rules, int k) {
   Examined e;
   search::SequenceLimits limits;
@@ -163,7 +164,8 @@ TEST_CASE("every OCGGS search stops at its budget and deadline with a checked re
   Graph g = two_figure1();
   std::vector<Rule> rules = {enlarge_rule(), merge_convs_rule()};
   LaunchCost cost;
-  for (SearchKind kind : {SearchKind::exhaustive, SearchKind::pruning, SearchKind::dpp, SearchKind::sampling}) {
+  for (SearchKind kind :
+       {SearchKind::exhaustive, SearchKind::pruning, SearchKind::dpp, SearchKind::sampling}) {
     INFO(search_kind_name(kind));
     SearchOptions o = ocggs(kind, 10);
     o.budget = 3;
