@@ -2,7 +2,8 @@
 """OCGGS reproductions (Fang et al., VLDB 2020): prints ocggs-table3.sh's CSV as
 Table 3 with the paper's numbers beside ours and draws cost, search time and
 peak memory per model and search as a PNG.
-  ocggs_plot.py table3 CSV PNG"""
+  ocggs_plot.py table3 CSV PNG
+  ocggs_plot.py scaling CSV PNG   (Figures 4-5: against the blocks and against K)"""
 import csv
 import sys
 
@@ -83,7 +84,40 @@ def table3(rows, png):
     fig.savefig(png, dpi=100)
 
 
+def scaling(rows, png):
+    columns = ["figure", "model", "blocks", "max_length", "search", "cost_ms", "search_s", "explored", "peak_mb",
+               "finished", "check"]
+    for r in rows:
+        r["cost_ms"] = cost(r)
+    widths = [max(len(c), *(len(r[c]) for r in rows)) for c in columns]
+    print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
+    for r in rows:
+        print("  ".join(r[c].rjust(w) for c, w in zip(columns, widths)))
+    panels = sorted({(r["figure"], r["model"]) for r in rows})
+    fig, axes = plt.subplots(len(panels), 3, figsize=(15, 3.5 * len(panels)), squeeze=False)
+    for row, (figure, model) in enumerate(panels):
+        x_key = "blocks" if figure == "4" else "max_length"
+        for col, key in enumerate(["cost_ms", "search_s", "peak_mb"]):
+            ax = axes[row][col]
+            for s in SEARCHES:
+                pts = []
+                for r in rows:
+                    if r["figure"] == figure and r["model"] == model and r["search"] == s:
+                        try:
+                            pts.append((int(r[x_key]), float(r[key])))
+                        except ValueError:
+                            pass
+                if pts:
+                    ax.plot(*zip(*sorted(pts)), marker="o", label=s)
+            ax.set_xlabel(x_key)
+            ax.set_title(f"Fig. {figure} {model}: {key}", fontsize=9)
+        axes[row][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] != "table3":
+    kinds = {"table3": table3, "scaling": scaling}
+    if len(sys.argv) != 4 or sys.argv[1] not in kinds:
         sys.exit(__doc__)
-    table3(list(csv.DictReader(open(sys.argv[2]))), sys.argv[3])
+    kinds[sys.argv[1]](list(csv.DictReader(open(sys.argv[2]))), sys.argv[3])
