@@ -24,19 +24,26 @@ struct History {
   std::shared_ptr<const History> parent;
 };
 
-// One sampled sequence: the graph it reaches and what finding its children needs.
+// One sampled sequence. Most are costed and dropped, so a sequence keeps only
+// how to rebuild its graph (its father's graph and the substitution) until it
+// is expanded or is the best: that bounds memory by the sequences kept.
 struct Sequence {
-  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<const Graph> graph;  // null until materialized
+  uint64_t hash = 0;                   // canonical hash of the graph
   double cost = 0;
   int length = 0;
   int increases = 0;  // successive cost-increasing substitutions at its end
-  Labels labels;
+  std::shared_ptr<const Labels> labels;
   std::shared_ptr<const History> history;
-  // Its father's graph, the rewrite between them and the father's
-  // substitutions: the children are found from these (Theorem 5).
+  // Its father's graph, labels, history and substitutions, and the last
+  // substitution: the graph is rebuilt from these, the children found from
+  // the father's substitutions and the rewrite between them (Theorem 5).
   std::shared_ptr<const Graph> father;
-  std::shared_ptr<const Rewritten> rewrite;
+  std::shared_ptr<const Labels> father_labels;
+  std::shared_ptr<const History> father_history;
   std::shared_ptr<const std::vector<Substitution>> father_subs;
+  Substitution last;
+  std::shared_ptr<const Rewritten> rewrite;
   double potential = 0;
   std::optional<std::vector<std::shared_ptr<Sequence>>> dependents;  // found once, by the look-ahead
 };
@@ -52,7 +59,7 @@ class Sampler {
     auto root = std::make_shared<Sequence>();
     root->graph = start_;
     root->cost = graph_cost_ms(g, cost_);
-    root->labels = initial_labels(g);
+    root->labels = std::make_shared<const Labels>(initial_labels(g));
     out_ = SearchOutcome{g, root->cost, root->cost, 0, false, {}};
     best_ = root;
     Sequences level{root};  // P_{k-1}
@@ -75,16 +82,19 @@ class Sampler {
     while (!explore.empty() && !stopped_) {  // lines 8-12
       Sequences sampled = by_potential(explore);
       explore.clear();
-      for (const auto& p : sampled) append(explore, dependents(*p));
+      for (const auto& p : sampled) {
+        append(explore, dependents(*p));
+        p->dependents.reset();
+      }
       inc.insert(inc.end(), explore.begin(), explore.end());
       std::erase_if(explore, [&](const auto& p) { return !further(*p); });
     }
     std::erase_if(inc, [](const auto& p) { return p->increases > 0; });  // line 13
     Sequences next = best_by_cost(des, half());                          // line 14
     std::unordered_set<uint64_t> taken;
-    for (const auto& p : next) taken.insert(canonical_hash(*p->graph));
+    for (const auto& p : next) taken.insert(p->hash);
     for (const auto& p : best_by_cost(inc, half()))
-      if (taken.insert(canonical_hash(*p->graph)).second) next.push_back(p);
+      if (taken.insert(p->hash).second) next.push_back(p);
     std::erase_if(next, [&](const auto& p) { return p->length >= limits_.max_length; });
     out_.widest_level = std::max<int64_t>(out_.widest_level, int64_t(next.size()));
     return next;
@@ -104,7 +114,7 @@ class Sampler {
     std::unordered_set<uint64_t> seen;
     for (const auto& p : s) {
       if (int(out.size()) == n) break;
-      if (seen.insert(canonical_hash(*p->graph)).second) out.push_back(p);
+      if (seen.insert(p->hash).second) out.push_back(p);
     }
     return out;
   }
@@ -142,29 +152,43 @@ class Sampler {
       return out;
     }
     ++out_.explored;
+    materialize(p);
     auto subs = std::make_shared<const std::vector<Substitution>>(
         p.father ? substitutions_after(*p.father, *p.graph, *p.rewrite, *p.father_subs, rules_, radius_)
-                 : all_substitutions(*p.graph, rules_, p.labels));
+                 : all_substitutions(*p.graph, rules_, *p.labels));
     for (const Substitution& s : *subs) {
       if (dependent && s.depends_on != p.length) continue;
       std::optional<Graph> next = apply_rule(*p.graph, s.match, rules_.rules[s.rule]);
       if (!next) continue;
       auto c = std::make_shared<Sequence>();
-      c->graph = std::make_shared<const Graph>(std::move(*next));
-      c->cost = graph_cost_ms(*c->graph, cost_);
+      c->cost = graph_cost_ms(*next, cost_);
+      c->hash = canonical_hash(*next);
       c->length = p.length + 1;
-      if (limits_.examined) limits_.examined(*c->graph, c->length);
+      if (limits_.examined) limits_.examined(*next, c->length);
       c->increases = c->cost > p.cost ? p.increases + 1 : 0;
-      auto rw = std::make_shared<Rewritten>(relabel(*p.graph, p.labels, *c->graph, c->length));
-      c->labels = rw->labels;
-      c->rewrite = rw;
       c->father = p.graph;
+      c->father_labels = p.labels;
+      c->father_history = p.history;
       c->father_subs = subs;
-      c->history = std::make_shared<const History>(History{Step{s.rule, c->graph}, p.history});
-      if (c->cost < best_->cost) best_ = c;  // lines 5 and 11
+      c->last = s;
+      if (c->cost < best_->cost) {  // lines 5 and 11
+        materialize(*c, std::move(*next));
+        best_ = c;
+      }
       out.push_back(std::move(c));
     }
     return out;
+  }
+
+  // Builds p's graph again (apply_rule is deterministic), its labels and history.
+  void materialize(Sequence& p, std::optional<Graph> built = std::nullopt) {
+    if (p.graph) return;
+    if (!built) built = apply_rule(*p.father, p.last.match, rules_.rules[p.last.rule]);
+    p.graph = std::make_shared<const Graph>(std::move(*built));
+    auto rw = std::make_shared<const Rewritten>(relabel(*p.father, *p.father_labels, *p.graph, p.length));
+    p.labels = std::make_shared<const Labels>(rw->labels);
+    p.rewrite = rw;
+    p.history = std::make_shared<const History>(History{Step{p.last.rule, p.graph}, p.father_history});
   }
 
   Trace unwind() const {
