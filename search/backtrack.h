@@ -48,6 +48,8 @@ struct SearchOutcome {
   // whole-graph search gives one; a split search one per part and seam window
   // it kept, then the final pass), in application order.
   std::vector<Trace> traces;
+  // Sampling (OCGGS Algorithm 3): the most sequences kept for one length (<= Q).
+  int64_t widest_level = 0;
 };
 
 // The rules applied along the traces, in order (indices into RuleIndex::rules).

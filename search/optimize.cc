@@ -15,6 +15,7 @@
 #include "search/numerical_check.h"
 #include "search/part_search.h"
 #include "search/search.h"
+#include "search/sequence_search.h"
 #include "search/step_check.h"
 
 namespace superopt {
@@ -64,14 +65,43 @@ search::SearchLimits search_limits(const SearchOptions& options, search::Clock::
   return limits;
 }
 
+search::SequenceLimits sequence_limits(const SearchOptions& options, search::Clock::time_point start) {
+  search::SequenceLimits limits;
+  limits.max_length = options.max_length;
+  limits.sample_size = options.sample_size;
+  limits.eta = options.eta;
+  limits.budget = options.budget;
+  limits.deadline = start + std::chrono::duration_cast<search::Clock::duration>(
+                                std::chrono::duration<double>(options.time_limit_s));
+  return limits;
+}
+
+// The chosen search over the whole graph, or backtracking split into parts.
+search::SplitOutcome run_search(const Graph& g, const RuleIndex& index, CostModel& cost,
+                                const SearchOptions& options, search::Clock::time_point start) {
+  search::SequenceLimits sequences = sequence_limits(options, start);
+  switch (options.search) {
+    case SearchKind::backtracking:
+      return search::split_and_search(g, index, cost, search_limits(options, start), options.split_threshold);
+    case SearchKind::pruning:
+      return {search::pruning_search(g, index, cost, sequences)};
+    case SearchKind::dpp:
+      return {search::dpp_search(g, index, cost, sequences)};
+    case SearchKind::sampling:
+      return {search::sampling_search(g, index, cost, sequences)};
+    case SearchKind::exhaustive:
+      return {search::enumeration_search(g, index, cost, sequences)};
+  }
+  throw Error("unknown search");
+}
+
 // One search with the rules of `index`, then folding: fills the result's
 // graph, costs and rules applied (check and suspects untouched) and returns the
 // traces of its best graph.
 std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, CostModel& cost,
                                        const SearchOptions& options, OptimizeResult& result) {
   auto start = search::Clock::now();
-  search::SplitOutcome outcome =
-      search::split_and_search(g, index, cost, search_limits(options, start), options.split_threshold);
+  search::SplitOutcome outcome = run_search(g, index, cost, options, start);
   result.graph = std::move(outcome.search.best);
   result.cost_before_ms = outcome.search.start_cost_ms;
   result.cost_after_ms = outcome.search.best_cost_ms;
@@ -94,6 +124,22 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
 }
 
 }  // namespace
+
+const char* search_kind_name(SearchKind kind) {
+  switch (kind) {
+    case SearchKind::backtracking:
+      return "backtracking";
+    case SearchKind::pruning:
+      return "pruning";
+    case SearchKind::dpp:
+      return "dpp";
+    case SearchKind::sampling:
+      return "sampling";
+    case SearchKind::exhaustive:
+      return "exhaustive";
+  }
+  return "?";
+}
 
 OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
                         const SearchOptions& options) {

@@ -3,6 +3,7 @@
 // mark suspects in the database when asked, and write the optimized graph only
 // when the numerical check passes.
 #include <malloc.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,10 +34,11 @@ namespace po = boost::program_options;
 constexpr const char* kUsage =
     "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
     "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
-    "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects]";
+    "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
+    "[--search backtracking|pruning|dpp|sampling|exhaustive] [--max-length 10] [--sample-size 20] [--eta 1]";
 
 struct OptimizeArgs {
-  std::string model, rules, cost = "analytic:h100", out;
+  std::string model, rules, cost = "analytic:h100", out, search = "backtracking";
   SearchOptions options;
   bool json = false;
   bool mark_suspects = false;  // write suspects back to the database as unknown
@@ -49,6 +51,21 @@ void require_writable_directory(const std::string& path) {
   if (dir.empty()) dir = ".";
   if (::access(dir.c_str(), W_OK) != 0)
     throw Error("--mark-suspects: cannot write " + path + ": " + dir.string() + ": " + std::strerror(errno));
+}
+
+SearchKind parse_search_kind(const std::string& name) {
+  for (SearchKind k : {SearchKind::backtracking, SearchKind::pruning, SearchKind::dpp, SearchKind::sampling,
+                       SearchKind::exhaustive})
+    if (name == search_kind_name(k)) return k;
+  throw Error("--search: unknown search '" + name +
+              "' (expected backtracking, pruning, dpp, sampling or exhaustive)");
+}
+
+// The process's peak resident memory: what OCGGS Table 3c reports.
+double peak_memory_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024;  // kilobytes on Linux
 }
 
 std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
@@ -74,7 +91,13 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "max-suspects", po::value(&o.max_suspects),
       "when the check fails, rules dropped as suspects (one per new search) before giving up (default 3)")(
       "mark-suspects", po::bool_switch(&a.mark_suspects),
-      "mark suspect rules 'unknown' in the --rules database (rewritten in place)");
+      "mark suspect rules 'unknown' in the --rules database (rewritten in place)")(
+      "search", po::value(&a.search),
+      "backtracking (MetaFlow/TASO; the default), or OCGGS's pruning, dpp, sampling, or exhaustive (all "
+      "sequences of length <= K)")("max-length", po::value(&o.max_length),
+                                   "K: longest substitution sequence (OCGGS searches; default 10)")(
+      "sample-size", po::value(&o.sample_size), "Q: sequences sampling keeps per length (default 20)")(
+      "eta", po::value(&o.eta), "successive cost increases sampling allows (default 1)");
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
@@ -86,6 +109,10 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   if (o.split_threshold < 0) throw Error("--split-threshold: expected 0 (no split) or a positive number");
   if (o.max_suspects < 0) throw Error("--max-suspects: expected 0 (give up at once) or a positive number");
   if (a.mark_suspects) require_writable_directory(a.rules);
+  o.search = parse_search_kind(a.search);
+  if (o.max_length < 1) throw Error("--max-length: expected a positive number of substitutions");
+  if (o.sample_size < 1) throw Error("--sample-size: expected a positive number of sequences");
+  if (o.eta < 1) throw Error("--eta: expected a positive number of cost increases");
   return a;
 }
 
@@ -161,6 +188,11 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"cost_after", r.cost_after_ms},
           {"speedup", r.cost_before_ms / r.cost_after_ms},
           {"graphs_explored", r.graphs_explored},
+          {"search", search_kind_name(a.options.search)},
+          {"max_length", a.options.max_length},
+          {"sample_size", a.options.sample_size},
+          {"eta", a.options.eta},
+          {"peak_memory_mb", peak_memory_mb()},
           {"exhaustive", a.options.exhaustive},
           {"finished", r.finished},
           {"search_seconds", r.search_seconds},
@@ -193,7 +225,9 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << "cost after:       " << fixed(r.cost_after_ms, 4) << " ms\n"
             << "speedup:          " << fixed(r.cost_before_ms / r.cost_after_ms, 3) << "x\n"
             << "graphs explored:  " << r.graphs_explored << (r.finished ? " (all within the limits)\n" : "\n")
+            << "search:           " << search_kind_name(a.options.search) << "\n"
             << "search time:      " << fixed(r.search_seconds, 2) << " s\n"
+            << "peak memory:      " << fixed(peak_memory_mb(), 1) << " MB\n"
             << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"
             << "precomputed:      " << r.precomputed_operators << " operators at load time, "
             << r.folded_operators << " folded into weights (weights and constants only)\n"

@@ -14,7 +14,20 @@
 
 namespace superopt {
 
+// Which search (OCGGS Table 3's columns): MetaFlow's backtracking (MF with
+// the split, TS without), OCGGS's Pruning, DPP and Sampling (Algorithms 1-3),
+// and the brute-force enumeration of all sequences of length <= K (ENU).
+enum class SearchKind { backtracking, pruning, dpp, sampling, exhaustive };
+const char* search_kind_name(SearchKind kind);
+
 struct SearchOptions {
+  SearchKind search = SearchKind::backtracking;
+  // OCGGS's parameters (the paper's defaults): sequences of at most max_length
+  // substitutions (not backtracking); Sampling keeps sample_size sequences
+  // per length and allows eta successive cost increases.
+  int max_length = 10;
+  int sample_size = 20;
+  int eta = 1;
   double alpha = 1.05;       // keep graphs costing less than alpha * best (1 = greedy)
   int64_t budget = 1000;     // graphs taken from the queue, over the whole run
   double time_limit_s = 60;  // wall clock for the search
@@ -56,7 +69,7 @@ struct OptimizeResult {
   Graph graph;
   double cost_before_ms = 0;
   double cost_after_ms = 0;
-  int64_t graphs_explored = 0;  // taken from the queue and expanded
+  int64_t graphs_explored = 0;  // taken from the queue and expanded (OCGGS: whose substitutions were found)
   bool finished = false;        // every search emptied its queue before a limit stopped it
   double search_seconds = 0;
   int parts = 1;                             // after the graph split

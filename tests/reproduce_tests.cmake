@@ -22,7 +22,11 @@ reproduce_test(pruning-table 3 "source max_ops initial after_input_renaming afte
 reproduce_test(rule-size 6 "model max_ops cost_after_ms speedup check" ${reproduce_rules})
 reproduce_test(search-vs-exhaustive 2 "model exhaustive_s backtracking_s same_cost same_graph" ${reproduce_rules})
 reproduce_test(alpha 6 "model alpha cost_after_ms search_seconds" ${reproduce_rules})
-set_tests_properties(reproduce_rule-size reproduce_search-vs-exhaustive reproduce_alpha
+reproduce_test(ocggs-table3 12 "model search cost_ms search_s explored peak_mb finished check" ${reproduce_rules})
+reproduce_test(ocggs-scaling 20 "figure model blocks max_length search cost_ms search_s peak_mb finished check"
+               ${reproduce_rules})
+set_tests_properties(reproduce_rule-size reproduce_search-vs-exhaustive reproduce_alpha reproduce_ocggs-table3
+                     reproduce_ocggs-scaling
                      PROPERTIES FIXTURES_REQUIRED search_rules)
 
 # Exhaustive search on two RNN gates: it reports itself, and finds a graph at

@@ -6,8 +6,8 @@ target_link_libraries(rewrite_tests PRIVATE superopt_rewrite superopt_search Cat
 catch_discover_tests(rewrite_tests)
 
 # The optimizer (search/): unit tests (backtracking, folding, graph split and
-# stitching, surviving a bad rule), and `superopt optimize` end to end.
-add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc bad_rule_test.cc)
+# stitching, surviving a bad rule, OCGGS's searches), and `superopt optimize` end to end.
+add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc bad_rule_test.cc ocggs_test.cc)
 target_link_libraries(search_tests PRIVATE superopt_search Catch2::Catch2WithMain)
 catch_discover_tests(search_tests)
 
@@ -107,6 +107,23 @@ superopt_cli_test(optimize_no_rules_flag 2 "missing --rules" ONE_LINE COMMAND ${
 superopt_cli_test(optimize_bad_alpha 2 "--alpha" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --alpha 0.5)
 superopt_cli_test(optimize_help 0 "" STDOUT "usage: superopt optimize MODEL --rules FILE" COMMAND ${superopt_bin} optimize --help)
+
+# OCGGS's searches (--search): each writes the same result JSON and passes the
+# numerical check; bad K, Q, eta or search names: one line, exit 2.
+foreach(kind backtracking pruning dpp sampling exhaustive)
+  superopt_optimize_test(optimize_search_${kind} 0 ""
+    STDOUT "\"search\": \"${kind}\",\n +\"max_length\": 3,\n +\"sample_size\": 20,\n +\"eta\": 1,\n +\"peak_memory_mb\": [0-9.]+,.*\"finished\": (true|false),\n +\"search_seconds\".*\"rule_sequence\": .\n +\"[0-9]+[<>]: matmul,matmul -> concat,matmul,split\".*\"check\": {\n +\"passed\": true"
+    COMMAND ${superopt_bin} optimize ${rnn_gates} --rules ${search_taso3} --allow-unverified --search ${kind}
+            --max-length 3 --budget 200 --json)
+endforeach()
+superopt_cli_test(optimize_bad_search 2 "--search: unknown search 'astar'" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --search astar)
+superopt_cli_test(optimize_bad_max_length 2 "--max-length" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --max-length 0)
+superopt_cli_test(optimize_bad_sample_size 2 "--sample-size" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --sample-size -1)
+superopt_cli_test(optimize_bad_eta 2 "--eta" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --search sampling --eta 0)
 
 # The shipped database (data/rules/taso-3.h5) loads and optimizes with its
 # verified rules: MetaFlow's enlarge-then-merge on an Inception-E block, and
