@@ -49,17 +49,20 @@ void refuse_foreign_table(const std::string& path, const CostTableInfo& table, c
     throw Error("measure: " + path + " is a " + table.device_kind + " cost table, this device is " +
                 here.device_kind);
   if (table.device != here.device)
-    throw Error("measure: " + path + " holds costs of '" + table.device + "', this device is '" + here.device + "'");
+    throw Error("measure: " + path + " holds costs of '" + table.device + "', this device is '" +
+                here.device + "'");
   if (table.threads != here.threads || table.onednn != here.onednn)
-    throw Error("measure: " + path + " was measured with " + std::to_string(table.threads) + " threads and oneDNN " +
-                table.onednn + ", this run uses " + std::to_string(here.threads) + " and " + here.onednn);
+    throw Error("measure: " + path + " was measured with " + std::to_string(table.threads) +
+                " threads and oneDNN " + table.onednn + ", this run uses " + std::to_string(here.threads) +
+                " and " + here.onednn);
 }
 
 }  // namespace
 
 int measure_command(const std::vector<std::string>& args) {
   const std::string usage =
-      "superopt measure MODEL... [--device cuda|cpu] [--threads N] [--out FILE] [--repeat N] [--warmup N] [--tf32]";
+      "superopt measure MODEL... [--device cuda|cpu] [--threads N] [--out FILE] [--repeat N] [--warmup N] "
+      "[--tf32]";
   std::vector<std::string> models;
   std::string out, device = "cuda";
   int threads = -1;  // not given: every core

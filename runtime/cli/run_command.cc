@@ -32,20 +32,22 @@ std::string precision_text(DeviceKind kind, bool tf32) {
 
 void print_json(const std::string& model, DeviceKind kind, const ExecOptions& options, const RunReport& r,
                 double tolerance, bool check_failed) {
-  nlohmann::ordered_json j = {{"model", model},
-                              {"device_kind", device_kind_name(kind)},
-                              {"device", r.device},
-                              {"precision", precision_text(kind, options.allow_tf32)},
-                              {"launches", r.launches},
-                              {"repeats", r.repeats},
-                              {"median_ms", r.median_ms},
-                              {"p10_ms", r.p10_ms},
-                              {"p90_ms", r.p90_ms}};
+  nlohmann::ordered_json j = {
+      {"model", model},           {"device_kind", device_kind_name(kind)},
+      {"device", r.device},       {"precision", precision_text(kind, options.allow_tf32)},
+      {"launches", r.launches},   {"repeats", r.repeats},
+      {"median_ms", r.median_ms}, {"p10_ms", r.p10_ms},
+      {"p90_ms", r.p90_ms}};
   if (r.checked) {
-    j["check"] = {{"passed", !check_failed},        {"tolerance", tolerance},
-                  {"node_error", r.node_error},     {"worst_node", r.worst_node},
-                  {"weight_error", r.weight_error}, {"worst_weight", r.worst_weight},
-                  {"output_error", r.output_error}, {"worst_output", r.worst_output}};
+    j["check"] = {{"passed", !check_failed},
+                  {"tolerance", tolerance},
+                  {"node_error", r.node_error},
+                  {"worst_node", r.worst_node},
+                  {"nodes_not_judged", r.nodes_not_judged},
+                  {"weight_error", r.weight_error},
+                  {"worst_weight", r.worst_weight},
+                  {"output_error", r.output_error},
+                  {"worst_output", r.worst_output}};
   }
   if (r.op_summed) j["op_sum_ms"] = r.op_sum_ms;
   std::cout << j.dump(2) << "\n";
@@ -54,13 +56,16 @@ void print_json(const std::string& model, DeviceKind kind, const ExecOptions& op
 void print_text(const std::string& model, DeviceKind kind, const ExecOptions& options, const RunReport& r,
                 double tolerance, bool check_failed) {
   const bool tf32 = kind == DeviceKind::cuda && options.allow_tf32;
-  std::cout << "model: " << model << "\ndevice: " << r.device << " (" << (tf32 ? "TF32 allowed" : "strict FP32")
-            << ")\nlaunches per run: " << r.launches << "\nlatency: median " << cli::ms_text(r.median_ms)
-            << " ms, p10 " << cli::ms_text(r.p10_ms) << " ms, p90 " << cli::ms_text(r.p90_ms) << " ms over "
-            << r.repeats << " runs\n";
+  std::cout << "model: " << model << "\ndevice: " << r.device << " ("
+            << (tf32 ? "TF32 allowed" : "strict FP32") << ")\nlaunches per run: " << r.launches
+            << "\nlatency: median " << cli::ms_text(r.median_ms) << " ms, p10 " << cli::ms_text(r.p10_ms)
+            << " ms, p90 " << cli::ms_text(r.p90_ms) << " ms over " << r.repeats << " runs\n";
   if (r.checked)
     std::cout << "check: " << (check_failed ? "FAILED" : "passed") << " (tolerance " << tolerance
               << ")\n  worst operator on its device inputs: " << r.node_error << "  " << r.worst_node
+              << (r.nodes_not_judged ? "\n  operators beyond float's range, not judged: " +
+                                           std::to_string(r.nodes_not_judged)
+                                     : "")
               << "\n  worst folded weight: " << r.weight_error << "  " << r.worst_weight
               << "\n  worst output end to end: " << r.output_error << "  " << r.worst_output << "\n";
   if (r.op_summed)
@@ -82,8 +87,8 @@ int run_command(const std::vector<std::string>& args) {
   desc.add_options()("model", po::value(&model), "a graph file or builtin:NAME")(
       "device", po::value(&device),
       "cpu (oneDNN) or cuda (device 0); required: the CPU reference is `superopt graph run`")(
-      "gpu", po::bool_switch(&gpu), "the same as --device cuda")(
-      "threads", po::value(&threads), "cpu: threads (default: every core)")(
+      "gpu", po::bool_switch(&gpu), "the same as --device cuda")("threads", po::value(&threads),
+                                                                 "cpu: threads (default: every core)")(
       "repeat", po::value(&options.repeats), "timed whole-graph runs (default 100)")(
       "warmup", po::value(&options.warmup), "untimed runs first (default 10)")(
       "check", po::bool_switch(&check),

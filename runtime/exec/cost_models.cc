@@ -34,7 +34,8 @@ int parse_threads(const std::string& text) {
     threads = std::stoi(text, &used);
   } catch (const std::exception&) {
   }
-  if (used != text.size() || threads < 1) throw Error("cost model cpu:" + text + ": threads must be a positive integer");
+  if (used != text.size() || threads < 1)
+    throw Error("cost model cpu:" + text + ": threads must be a positive integer");
   return threads;
 }
 
@@ -71,7 +72,8 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view spec_view) {
       throw Error("cost model " + spec + ": " + e.what());
     }
   }
-  throw Error("unknown cost model '" + spec + "' (expected analytic:DEVICE, table:FILE, cpu[:THREADS] or gpu)");
+  throw Error("unknown cost model '" + spec +
+              "' (expected analytic:DEVICE, table:FILE, cpu[:THREADS] or gpu)");
 }
 
 }  // namespace superopt

@@ -11,7 +11,9 @@
 namespace superopt {
 namespace {
 
-GpuOptions gpu_options(const ExecOptions& o) { return GpuOptions{o.warmup, o.repeats, o.allow_tf32, o.seed}; }
+GpuOptions gpu_options(const ExecOptions& o) {
+  return GpuOptions{o.warmup, o.repeats, o.allow_tf32, o.seed};
+}
 
 RunReport to_report(const GpuRunReport& g) {
   RunReport r;
@@ -76,19 +78,23 @@ DeviceKind parse_device(std::string_view name) {
   throw Error("unknown device '" + std::string(name) + "' (expected cpu or cuda)");
 }
 
-std::string_view device_kind_name(DeviceKind kind) { return kind == DeviceKind::cpu ? "cpu" : "cuda"; }
+std::string_view device_kind_name(DeviceKind kind) {
+  return kind == DeviceKind::cpu ? "cpu" : "cuda";
+}
 
 std::unique_ptr<Executor> make_executor(DeviceKind kind, const ExecOptions& options) {
   if (kind == DeviceKind::cpu) return make_cpu_executor(options);
   return std::make_unique<CudaExecutor>(options);
 }
 
-int cpu_cores() { return cpu::available_cores(); }
+int cpu_cores() {
+  return cpu::available_cores();
+}
 
 int checked_threads(int threads, std::string_view command) {
   if (threads < 1 || threads > cpu_cores())
-    throw Error(std::string(command) + ": --threads " + std::to_string(threads) + " is not between 1 and the " +
-                std::to_string(cpu_cores()) + " cores of this machine");
+    throw Error(std::string(command) + ": --threads " + std::to_string(threads) +
+                " is not between 1 and the " + std::to_string(cpu_cores()) + " cores of this machine");
   return threads;
 }
 

@@ -31,6 +31,13 @@ void check_weights(const Graph& g, CpuGraph& graph, const std::vector<bool>& wei
   }
 }
 
+bool within_float_range(const std::vector<Tensor<double>>& tensors) {
+  for (const Tensor<double>& t : tensors)
+    for (double v : t.data)
+      if (!(std::fabs(v) <= double(std::numeric_limits<float>::max()))) return false;
+  return true;
+}
+
 void check_nodes(const Graph& g, CpuGraph& graph, const std::vector<bool>& weight_only, CpuCheck& check) {
   RealArith<double> ar;
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
@@ -43,6 +50,12 @@ void check_nodes(const Graph& g, CpuGraph& graph, const std::vector<bool>& weigh
     std::vector<Tensor<double>> want =
         run_op(ar, n.op, n.params, std::span<const Tensor<double>* const>(ptrs),
                std::span<const TensorDesc>(n.output_array.data(), size_t(n.num_outputs())));
+    // Random weights without normalization (bert's 8 layers) grow activations past
+    // float's range; such an operator says nothing about the kernel: counted, not judged.
+    if (!within_float_range(inputs) || !within_float_range(want)) {
+      ++check.nodes_beyond_float;
+      continue;
+    }
     for (int port = 0; port < n.num_outputs(); ++port) {
       const double e = relative_error(graph.download({id, port}), want[size_t(port)]);
       if (e >= check.node_error) {

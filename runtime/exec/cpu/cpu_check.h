@@ -15,9 +15,10 @@ namespace superopt::cpu {
 double relative_error(const Tensor<float>& got, const Tensor<double>& want);
 
 struct CpuCheck {
-  double node_error = 0;  // worst operator against the reference operator on the backend's inputs
-  std::string worst_node;  // "label (signature)"
-  double weight_error = 0;  // worst folded weight as held
+  double node_error = 0;       // worst operator against the reference operator on the backend's inputs
+  std::string worst_node;      // "label (signature)"
+  int nodes_beyond_float = 0;  // operators whose inputs or reference outputs exceed float's range
+  double weight_error = 0;     // worst folded weight as held
   std::string worst_weight;
   double output_error = 0;  // worst graph output, end to end
   std::string worst_output;

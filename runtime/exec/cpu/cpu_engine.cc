@@ -19,7 +19,9 @@ dnnl::stream& stream() {
   return s;
 }
 
-int available_cores() { return omp_get_num_procs(); }
+int available_cores() {
+  return omp_get_num_procs();
+}
 
 int set_threads(int threads) {
   const int cores = available_cores();
@@ -31,7 +33,9 @@ int set_threads(int threads) {
   return chosen;
 }
 
-int current_threads() { return omp_get_max_threads(); }
+int current_threads() {
+  return omp_get_max_threads();
+}
 
 std::string onednn_version() {
   const dnnl_version_t* v = dnnl_version();

@@ -31,7 +31,8 @@ class CpuCostModel : public MeasuredCostModel {
     if (runs_no_kernel(g, id) || op == OpType::enlarge || op == OpType::merge_groups) return 0;
     const std::string signature = op_signature(g, id);
     if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
-    CostEntry entry = cpu::measure_node(cache_, g, id, weight_only_nodes(g), options_.warmup, options_.repeats);
+    CostEntry entry =
+        cpu::measure_node(cache_, g, id, weight_only_nodes(g), options_.warmup, options_.repeats);
     table_.insert(signature, entry);
     return entry.cost_ms;
   }
@@ -69,6 +70,7 @@ class CpuExecutor : public Executor {
       r.checked = true;
       r.node_error = c.node_error;
       r.worst_node = c.worst_node;
+      r.nodes_not_judged = c.nodes_beyond_float;
       r.weight_error = c.weight_error;
       r.worst_weight = c.worst_weight;
       r.output_error = c.output_error;
@@ -77,7 +79,8 @@ class CpuExecutor : public Executor {
     if (op_sum) {
       CostTable costs;
       measure_into(g, costs, nullptr);
-      for (NodeId id : running_nodes(g, weight_only_nodes(g))) r.op_sum_ms += costs.lookup(op_signature(g, id))->cost_ms;
+      for (NodeId id : running_nodes(g, weight_only_nodes(g)))
+        r.op_sum_ms += costs.lookup(op_signature(g, id))->cost_ms;
       r.op_summed = true;
     }
     return r;

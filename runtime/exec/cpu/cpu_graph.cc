@@ -16,7 +16,9 @@
 namespace superopt::cpu {
 namespace {
 
-float* data_of(const dnnl::memory& m) { return static_cast<float*>(m.get_data_handle()); }
+float* data_of(const dnnl::memory& m) {
+  return static_cast<float*>(m.get_data_handle());
+}
 
 void fill(const dnnl::memory& m, const std::vector<double>& values) {
   std::transform(values.begin(), values.end(), data_of(m), [](double v) { return static_cast<float>(v); });
@@ -24,7 +26,9 @@ void fill(const dnnl::memory& m, const std::vector<double>& values) {
 
 }  // namespace
 
-dnnl::memory CpuGraph::allocate(const memory::desc& d) { return dnnl::memory(d, engine()); }
+dnnl::memory CpuGraph::allocate(const memory::desc& d) {
+  return dnnl::memory(d, engine());
+}
 
 dnnl::memory CpuGraph::in_format(TensorRef t, const memory::desc& want, bool weight) {
   dnnl::memory have = tensor(t);
@@ -82,7 +86,8 @@ void CpuGraph::plan_node(NodeId id, const std::vector<bool>& weight_only) {
   const NodeKernel& k = cache_.get(graph_, id, given, std::span<const bool>(weight.data(), given.size()));
   std::vector<dnnl::memory> ins, outs;
   for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(n.inputs()[i], k.inputs[i], weight[i]));
-  for (int port = 0; port < n.num_outputs(); ++port) outs.push_back(tensors_[id][port] = allocate(k.outputs[port]));
+  for (int port = 0; port < n.num_outputs(); ++port)
+    outs.push_back(tensors_[id][port] = allocate(k.outputs[port]));
   if (k.reference) {
     std::vector<const float*> in_ptrs;
     std::vector<float*> out_ptrs;

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/core/graph.h"

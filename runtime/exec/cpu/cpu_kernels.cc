@@ -18,7 +18,9 @@ using dnnl::prop_kind;
 using tag = memory::format_tag;
 constexpr auto f32 = memory::data_type::f32;
 
-memory::desc any_desc(const memory::dims& dims) { return memory::desc(dims, f32, tag::any); }
+memory::desc any_desc(const memory::dims& dims) {
+  return memory::desc(dims, f32, tag::any);
+}
 
 // The dimensions of a shape with leading ones up to `rank` (NumPy broadcasting aligns right).
 memory::dims padded_dims(const Shape& s, int rank) {
@@ -27,7 +29,9 @@ memory::dims padded_dims(const Shape& s, int rank) {
   return d;
 }
 
-std::string impl_text(const dnnl::primitive_desc_base& pd) { return pd.impl_info_str(); }
+std::string impl_text(const dnnl::primitive_desc_base& pd) {
+  return pd.impl_info_str();
+}
 
 // A kernel whose inputs must be row-major (operators that address elements by position).
 NodeKernel plain_kernel(const Graph& g, const Node& n) {
@@ -55,8 +59,8 @@ NodeKernel conv_kernel(const Graph& g, const Node& n) {
   // after); negative (VALID leaving rows unused) is no padding.
   const int64_t pad_bottom = std::max<int64_t>(0, (y[2] - 1) * p.stride_h + w[2] - x[2] - wh.pad_before);
   const int64_t pad_right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + w[3] - x[3] - ww.pad_before);
-  const memory::dims weight_dims =
-      groups == 1 ? memory::dims{w[0], w[1], w[2], w[3]} : memory::dims{groups, w[0] / groups, w[1], w[2], w[3]};
+  const memory::dims weight_dims = groups == 1 ? memory::dims{w[0], w[1], w[2], w[3]}
+                                               : memory::dims{groups, w[0] / groups, w[1], w[2], w[3]};
   dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct,
                                     any_desc(dims_of(x)), any_desc(weight_dims), any_desc(dims_of(y)),
                                     {p.stride_h, p.stride_w}, {wh.pad_before, ww.pad_before},
@@ -71,8 +75,9 @@ NodeKernel conv_kernel(const Graph& g, const Node& n) {
   NodeKernel k;
   k.inputs = {pd.src_desc(), pd.weights_desc()};  // a grouped kernel is viewed as 5-D goihw
   k.outputs = {pd.dst_desc()};
-  k.calls.push_back({dnnl::convolution_forward(pd),
-                     {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_WEIGHTS, false, 1, {}}, {DNNL_ARG_DST, true, 0, {}}}});
+  k.calls.push_back(
+      {dnnl::convolution_forward(pd),
+       {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_WEIGHTS, false, 1, {}}, {DNNL_ARG_DST, true, 0, {}}}});
   k.algorithm = "onednn:conv:" + impl_text(pd) + (p.activation == Activation::relu ? "+relu" : "");
   return k;
 }
@@ -179,7 +184,8 @@ NodeKernel batchnorm_kernel(const Graph& g, const Node& n, const memory::desc& g
   const Shape& x = g.shape(n.inputs()[0]);
   const int64_t channels = x[1];
   const bool four_d = x.rank() == 4;
-  const memory::desc data = four_d ? given : plain_desc(memory::dims{x[0], channels, kernels::outer_inner(x, 1).second, 1});
+  const memory::desc data =
+      four_d ? given : plain_desc(memory::dims{x[0], channels, kernels::outer_inner(x, 1).second, 1});
   const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
                      dnnl::normalization_flags::use_shift;
   dnnl::batch_normalization_forward::primitive_desc pd(
@@ -238,7 +244,8 @@ NodeKernel concat_kernel(const Graph& g, const Node& n, std::span<const memory::
   }
   k.outputs = {pd.dst_desc()};
   PrimitiveCall call{dnnl::concat(pd), {{DNNL_ARG_DST, true, 0, {}}}};
-  for (int i = 0; i < int(k.inputs.size()); ++i) call.bindings.push_back({DNNL_ARG_MULTIPLE_SRC + i, false, i, {}});
+  for (int i = 0; i < int(k.inputs.size()); ++i)
+    call.bindings.push_back({DNNL_ARG_MULTIPLE_SRC + i, false, i, {}});
   k.calls.push_back(std::move(call));
   k.algorithm = "onednn:concat:" + impl_text(pd);
   return k;
@@ -271,36 +278,51 @@ memory::dims dims_of(const Shape& shape) {
 
 memory::desc plain_desc(const memory::dims& dims) {
   memory::dims strides(dims.size(), 1);
-  for (int i = int(dims.size()) - 2; i >= 0; --i) strides[size_t(i)] = strides[size_t(i) + 1] * dims[size_t(i) + 1];
+  for (int i = int(dims.size()) - 2; i >= 0; --i)
+    strides[size_t(i)] = strides[size_t(i) + 1] * dims[size_t(i) + 1];
   return memory::desc(dims, f32, strides);
 }
 
-memory::desc plain_desc(const Shape& shape) { return plain_desc(dims_of(shape)); }
+memory::desc plain_desc(const Shape& shape) {
+  return plain_desc(dims_of(shape));
+}
 
 NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
                         std::span<const bool> weight) {
   const Node& n = g.node(id);
   try {
     switch (n.op) {
-      case OpType::conv2d: return conv_kernel(g, n);
-      case OpType::matmul: return matmul_kernel(g, n, weight);
+      case OpType::conv2d:
+        return conv_kernel(g, n);
+      case OpType::matmul:
+        return matmul_kernel(g, n, weight);
       case OpType::ewadd:
       case OpType::ewmul:
-      case OpType::smul: return binary_kernel(g, n, given);
+      case OpType::smul:
+        return binary_kernel(g, n, given);
       case OpType::relu:
       case OpType::sigmoid:
-      case OpType::tanh: return eltwise_kernel(n, given[0]);
+      case OpType::tanh:
+        return eltwise_kernel(n, given[0]);
       case OpType::pool_avg:
-      case OpType::pool_max: return pool_kernel(g, n, given[0]);
-      case OpType::batchnorm: return batchnorm_kernel(g, n, given[0]);
-      case OpType::softmax: return softmax_kernel(g, n);
-      case OpType::transpose: return transpose_kernel(g, n);
-      case OpType::concat: return concat_kernel(g, n, given);
-      case OpType::split: return split_kernel(g, n);
-      default: return reference_kernel(g, n);  // opaque, and operators added after this file
+      case OpType::pool_max:
+        return pool_kernel(g, n, given[0]);
+      case OpType::batchnorm:
+        return batchnorm_kernel(g, n, given[0]);
+      case OpType::softmax:
+        return softmax_kernel(g, n);
+      case OpType::transpose:
+        return transpose_kernel(g, n);
+      case OpType::concat:
+        return concat_kernel(g, n, given);
+      case OpType::split:
+        return split_kernel(g, n);
+      default:
+        return reference_kernel(g, n);  // opaque, and operators added after this file
     }
   } catch (const dnnl::error& e) {
-    throw Error(std::string(op_name(n.op)) + ": oneDNN rejected " + op_signature(g, id) + " (" + e.what() + ")");
+    throw Error(std::string(op_name(n.op)) + ": oneDNN rejected " + op_signature(g, id) + " (" + e.what() +
+                ")");
   }
 }
 

@@ -67,7 +67,8 @@ std::vector<double> time_runs_ms(int warmup, int repeats, const std::function<vo
   for (int i = 0; i < repeats; ++i) {
     const auto start = std::chrono::steady_clock::now();
     run(warmup + i);
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   return times;
 }
