@@ -12,3 +12,15 @@ add_test(NAME cli_cpu_commands
 set_tests_properties(cli_cpu_commands PROPERTIES FIXTURES_REQUIRED "search_rules;cost_table" LABELS cpu
                      TIMEOUT 600 PASS_REGULAR_EXPRESSION "cpu_cli_test: ok" FAIL_REGULAR_EXPRESSION
                      "cpu_cli_test: FAIL")
+
+# `run --device cpu --check` on every bundled model at full size (no reduced
+# sizes exist yet), one thread, one timed run: about 2.5 min in all, nasnet_a
+# the longest (~45 s). Operators whose values leave float's range under random
+# weights are counted, not judged (run_command.cc).
+foreach(model resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet resnet34 sru alexnet vgg16
+              resnet18 resnet_blocks:4 inceptione_blocks:4)
+  string(REPLACE ":" "_" name ${model})
+  superopt_cli_test(run_cpu_check_${name} 0 "" STDOUT "check: passed"
+                    COMMAND ${superopt_bin} run builtin:${model} --device cpu --threads 1 --repeat 1 --warmup 1 --check)
+  set_tests_properties(cli_run_cpu_check_${name} PROPERTIES LABELS cpu TIMEOUT 300)
+endforeach()
