@@ -19,6 +19,16 @@ class LiveCostModel : public CostModel {
  public:
   explicit LiveCostModel(std::unique_ptr<Executor> executor)
       : executor_(std::move(executor)), model_(executor_->cost_model()) {}
+  // Only a table measured on this device kind, CPU, thread count and library.
+  void preload(const std::string& path) {
+    CostTable table = CostTable::read(path);
+    const CostTableInfo here = executor_->table_info();
+    if (table.info.device_kind != here.device_kind || table.info.device != here.device ||
+        table.info.threads != here.threads || table.info.onednn != here.onednn)
+      throw Error(path + " was measured with " + std::to_string(table.info.threads) + " threads on '" +
+                  table.info.device + "' (oneDNN " + table.info.onednn + "), not as this model measures");
+    model_->preload(table);
+  }
   double node_cost_ms(const Graph& g, NodeId id) override { return model_->node_cost_ms(g, id); }
   std::string name() const override { return model_->name(); }
 
@@ -64,10 +74,15 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view spec_view) {
     require_gpu("cost model gpu");
     return std::make_unique<LiveCostModel>(make_executor(DeviceKind::cuda, options));
   }
-  if (spec == "cpu" || spec.starts_with("cpu:")) {
-    if (spec != "cpu") options.threads = parse_threads(rest("cpu:"));
+  if (spec == "cpu" || spec.starts_with("cpu:") || spec.starts_with("cpu@")) {
+    // cpu[:THREADS][@TABLE]
+    const size_t at = spec.find('@');
+    const std::string head = spec.substr(0, at);
+    if (head != "cpu") options.threads = parse_threads(head.substr(4));
     try {
-      return std::make_unique<LiveCostModel>(make_executor(DeviceKind::cpu, options));
+      auto model = std::make_unique<LiveCostModel>(make_executor(DeviceKind::cpu, options));
+      if (at != std::string::npos) model->preload(spec.substr(at + 1));
+      return model;
     } catch (const Error& e) {
       throw Error("cost model " + spec + ": " + e.what());
     }

@@ -42,6 +42,7 @@ class GpuModelAdapter : public MeasuredCostModel {
   double node_cost_ms(const Graph& g, NodeId id) override { return model_->node_cost_ms(g, id); }
   std::string name() const override { return model_->name(); }
   const CostTable& measured() const override { return model_->measured(); }
+  void preload(const CostTable&) override { throw Error("cost model gpu: cannot start from a table"); }
 
  private:
   std::unique_ptr<GpuCostModel> model_;

@@ -55,6 +55,9 @@ struct RunReport {
 class MeasuredCostModel : public CostModel {
  public:
   virtual const CostTable& measured() const = 0;
+  // Starts the cache from a table measured on this device (its signatures are
+  // not measured again). Throws Error where the model cannot take one.
+  virtual void preload(const CostTable& table) = 0;
 };
 
 class Executor {

@@ -38,6 +38,9 @@ class CpuCostModel : public MeasuredCostModel {
   }
   std::string name() const override { return name_; }
   const CostTable& measured() const override { return table_; }
+  void preload(const CostTable& table) override {
+    for (const auto& [signature, entry] : table.entries()) table_.insert(signature, entry);
+  }
 
  private:
   ExecOptions options_;
