@@ -1,7 +1,7 @@
 #!/bin/sh
 # The CPU backend's commands end to end: `run --device cpu --check`, `measure
 # --device cpu` into a table that `graph check` and `optimize --cost table:` read
-# (no fallbacks), `optimize --cost cpu`, a table of another CPU reported, and
+# (no fallbacks), `optimize --cost cpu`, `--cost cpu:1@TABLE`, a table of another CPU reported, and
 # bad input (unknown device, threads 0 or above the cores, a GPU table to
 # append to, `run` without a device) answered with one line and exit 2.
 #   cpu_cli_test.sh SUPEROPT RULES_DB GRAPH_FILE GPU_TABLE SCRATCH_DIR
@@ -28,6 +28,8 @@ grep -q "onednn:conv" "$dir/measure.txt" || fail "measure printed no oneDNN conv
   --out "$dir/opt.json" >/dev/null 2>&1 || fail "optimize --cost table:CPU_TABLE"
 "$bin" optimize "$graph" --rules "$rules" --allow-unverified --budget 20 --cost cpu:1 >/dev/null ||
   fail "optimize --cost cpu:1"
+"$bin" graph check builtin:squeezenet --cost "cpu:1@$dir/cpu.h5" | grep -q "fallbacks: *0" ||
+  fail "--cost cpu:1@TABLE (the live model started from the table)"
 
 # A table measured on another CPU and oneDNN: used, and said so on stderr.
 /usr/bin/python3 - "$dir/cpu.h5" "$dir/other.h5" <<'PY' || fail "could not write the foreign table"
@@ -60,6 +62,7 @@ expect_usage "--threads 0 is not between 1" "$bin" measure builtin:squeezenet --
 expect_usage "is a cuda cost table, this device is cpu" \
   "$bin" measure builtin:squeezenet --device cpu --out "$gpu_table"
 expect_usage "threads must be a positive integer" "$bin" graph check builtin:squeezenet --cost cpu:0
+expect_usage "not as this model measures" "$bin" graph check builtin:squeezenet --cost "cpu:1@$gpu_table"
 expect_usage "--device cpu.cuda is required" "$bin" run builtin:squeezenet
 [ ! -e "$dir/x.h5" ] || fail "measure wrote a table for an unknown device"
 echo "cpu_cli_test: ok"

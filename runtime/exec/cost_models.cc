@@ -88,7 +88,7 @@ std::unique_ptr<CostModel> make_cost_model(std::string_view spec_view) {
     }
   }
   throw Error("unknown cost model '" + spec +
-              "' (expected analytic:DEVICE, table:FILE, cpu[:THREADS] or gpu)");
+              "' (expected analytic:DEVICE, table:FILE, cpu[:THREADS][@TABLE] or gpu)");
 }
 
 }  // namespace superopt
