@@ -33,11 +33,11 @@ std::string precision_text(DeviceKind kind, bool tf32) {
 void print_json(const std::string& model, DeviceKind kind, const ExecOptions& options, const RunReport& r,
                 double tolerance, bool check_failed) {
   nlohmann::ordered_json j = {
-      {"model", model},           {"device_kind", device_kind_name(kind)},
-      {"device", r.device},       {"precision", precision_text(kind, options.allow_tf32)},
-      {"launches", r.launches},   {"repeats", r.repeats},
-      {"median_ms", r.median_ms}, {"p10_ms", r.p10_ms},
-      {"p90_ms", r.p90_ms}};
+      {"model", model},         {"device_kind", device_kind_name(kind)},
+      {"device", r.device},     {"precision", precision_text(kind, options.allow_tf32)},
+      {"launches", r.launches}, {"reorders", r.reorders},
+      {"repeats", r.repeats},   {"median_ms", r.median_ms},
+      {"p10_ms", r.p10_ms},     {"p90_ms", r.p90_ms}};
   if (r.checked) {
     j["check"] = {{"passed", !check_failed},
                   {"tolerance", tolerance},
@@ -57,7 +57,8 @@ void print_text(const std::string& model, DeviceKind kind, const ExecOptions& op
                 double tolerance, bool check_failed) {
   const bool tf32 = kind == DeviceKind::cuda && options.allow_tf32;
   std::cout << "model: " << model << "\ndevice: " << r.device << " ("
-            << (tf32 ? "TF32 allowed" : "strict FP32") << ")\nlaunches per run: " << r.launches
+            << (tf32 ? "TF32 allowed" : "strict FP32") << ")\nlaunches per run: " << r.launches << " ("
+            << r.reorders << " format reorders)"
             << "\nlatency: median " << cli::ms_text(r.median_ms) << " ms, p10 " << cli::ms_text(r.p10_ms)
             << " ms, p90 " << cli::ms_text(r.p90_ms) << " ms over " << r.repeats << " runs\n";
   if (r.checked)

@@ -34,6 +34,7 @@ struct ExecOptions {
 struct RunReport {
   std::string device;
   int launches = 0;  // kernels or primitives per run (views and folded weights excluded)
+  int reorders = 0;  // of those, format conversions between operators (cpu; 0 on cuda)
   double median_ms = 0, p10_ms = 0, p90_ms = 0;
   int repeats = 0;
   // check: relative errors max|got - ref| / max|ref| against the CPU reference in double.

@@ -22,7 +22,10 @@ def load(path):
 def round_medians(raw, stem, kind):
     values = []
     for path in sorted(glob.glob(os.path.join(raw, f"{stem}.{kind}.*.json"))):
-        j = load(path)
+        try:
+            j = load(path)
+        except ValueError:  # a failed command (its stderr went to the log): the cell has fewer rounds
+            continue
         if kind.startswith("torch-"):
             j = [r for r in j["results"] if "median_ms" in r][0]
         values.append(j["median_ms"])
