@@ -36,3 +36,9 @@ if(SUPEROPT_CUDA)
   endif()
 endif()
 message(STATUS "superopt CUDA runtime: ${SUPEROPT_HAVE_CUDA}")
+
+# oneDNN (libdnnl-dev 2.6, no CMake config on Debian) and the OpenMP it runs on:
+# the CPU executor, runtime/exec/cpu/.
+find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
+find_library(DNNL_LIBRARY dnnl REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)

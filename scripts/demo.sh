@@ -5,8 +5,12 @@
 # them with 2 verifier workers, optimize every bundled model (data/models/) with
 # them, and print one table: model, cost before and after, speedup, rules used,
 # numerical check. Costs are the measured GPU table data/costs/*.h5 when one is
-# shipped, else the analytic H100 roofline. About 5 minutes on 2 cores after
-# the build.
+# shipped, else the analytic H100 roofline. Beside them, measured on this CPU
+# with the oneDNN backend (`run --device cpu`, every core): the latency of the
+# input graph, of the graph optimized for the H100 column, and of the graph
+# optimized with CPU costs (the shipped table data/costs/cpu-VENDOR-Nt.h5 when
+# it was measured on this CPU, thread count and oneDNN, else measured on the
+# spot with --cost cpu). About 8 minutes on 2 cores after the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -43,12 +47,38 @@ models=$(ls data/models/*.json | xargs -n1 basename | sed 's/\.json$//')
 echo "== superopt optimize data/models/*.json (verified rules, $cost, alpha 1.05, graph split at 30, budget 1000)"
 for model in $models; do
   "$superopt" optimize "data/models/$model.json" --rules "$rules" --cost "$cost" --json \
-    >"$build/demo-$model.json" 2>"$build/demo-$model.err" || true
+    --out "$build/demo-$model.opt.json" >"$build/demo-$model.json" 2>"$build/demo-$model.err" || true
+done
+
+vendor=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | awk '{print tolower($1)}')
+cpu_table=data/costs/cpu-${vendor:-unknown}-$(nproc)t.h5
+cpu_cost=cpu
+# The shipped table only where it was measured here (same CPU, threads, oneDNN: no warning).
+if [ -f "$cpu_table" ] &&
+  ! "$superopt" graph check data/models/sru.json --cost "table:$cpu_table" 2>&1 >/dev/null | grep -q warning; then
+  cpu_cost=table:$cpu_table
+fi
+echo "== measured CPU latency (run --device cpu, $(nproc) threads, median of 5); CPU-cost optimization with $cpu_cost"
+for model in $models; do
+  "$superopt" optimize "data/models/$model.json" --rules "$rules" --cost "$cpu_cost" --time-limit 10 \
+    --out "$build/demo-$model.cpu-opt.json" >/dev/null 2>&1 || true
+  for g in "data/models/$model.json:in" "$build/demo-$model.opt.json:h100" "$build/demo-$model.cpu-opt.json:cpu"; do
+    file=${g%:*}
+    [ -f "$file" ] || continue
+    "$superopt" run "$file" --device cpu --repeat 5 --warmup 1 --json >"$build/demo-$model.run-${g##*:}.json" \
+      2>/dev/null || true
+  done
 done
 /usr/bin/python3 - "$build" $models <<'PY'
 import json, sys
 build, models = sys.argv[1], sys.argv[2:]
-print("%-20s %10s %10s %8s %6s  %s" % ("model", "before_ms", "after_ms", "speedup", "rules", "numerical check"))
+def cpu_ms(m, which):
+    try:
+        return "%9.2f" % json.load(open(f"{build}/demo-{m}.run-{which}.json"))["median_ms"]
+    except (OSError, ValueError, KeyError):
+        return "%9s" % "-"
+print("%-20s %10s %10s %8s %6s %9s %9s %9s  %s" % ("model", "before_ms", "after_ms", "speedup", "rules",
+      "cpu_in", "cpu_h100", "cpu_cpu", "numerical check"))
 failed = 0
 for m in models:
     try:
@@ -59,8 +89,11 @@ for m in models:
         continue
     c = j["check"]
     failed += not c["passed"]
-    print("%-20s %10.4f %10.4f %7.3fx %6d  %s (max relative error %.1e, %s)" % (
+    print("%-20s %10.4f %10.4f %7.3fx %6d %s %s %s  %s (max relative error %.1e, %s)" % (
         m, j["cost_before"], j["cost_after"], j["speedup"], sum(j["rules_applied"].values()),
+        cpu_ms(m, "in"), cpu_ms(m, "h100"), cpu_ms(m, "cpu"),
         "passed" if c["passed"] else "FAILED", c["max_relative_error"], c["how"]))
+print("before_ms/after_ms: the optimizer's cost model (the H100 column); cpu_in, cpu_h100, cpu_cpu: measured ms on this CPU\n"
+      "of the input graph, the graph optimized for the H100 column, and the graph optimized with CPU costs")
 sys.exit(1 if failed else 0)
 PY

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev catch2
   slurm-wlm munge
   python3-h5py python3-matplotlib python3-z3
+  libdnnl-dev  # runtime/exec/cpu/: oneDNN 2.6, the CPU executor
   python3-torch  # tests/torch_tests.cmake: PyTorch 1.13 (CPU), about 570 MB
 )
 

@@ -62,7 +62,11 @@ std::string profile_with_memory(const TempDir& dir, int64_t memory_bytes) {
 
 CostTable sample_table(const std::string& conv_signature) {
   CostTable t;
-  t.info = {"NVIDIA H100 80GB HBM3", "580.65", "9.10.2", "12.9.1", "v100"};
+  t.info.device = "NVIDIA H100 80GB HBM3";
+  t.info.driver = "580.65";
+  t.info.cudnn = "9.10.2";
+  t.info.cublas = "12.9.1";
+  t.info.analytic_profile = "v100";
   t.insert(conv_signature, {0.042, "IMPLICIT_PRECOMP_GEMM", 200});
   t.insert("matmul||64x1024,1024x1024|row", {0.011, "cublas default", 100});
   return t;
@@ -187,10 +191,11 @@ TEST_CASE("peak activation memory and the memory limit", "[cost]") {
 }
 
 TEST_CASE("cost model specs and device profiles: one-line errors", "[cost]") {
-  REQUIRE_THROWS_WITH(make_cost_model("roofline"),
-                      "unknown cost model 'roofline' (expected analytic:DEVICE, table:FILE or gpu)");
+  REQUIRE_THROWS_WITH(
+      make_cost_model("roofline"),
+      "unknown cost model 'roofline' (expected analytic:DEVICE, table:FILE, cpu[:THREADS][@TABLE] or gpu)");
   REQUIRE_THROWS_WITH(make_cost_model("analytic:a100"),
-                      Contains("cost model analytic:a100: unknown device 'a100' (known: h100, v100"));
+                      Contains("cost model analytic:a100: unknown device 'a100' (known: cpu, h100, v100"));
   REQUIRE_THROWS_WITH(make_cost_model("analytic:../h100"), Contains("unknown device '../h100'"));
   REQUIRE_THROWS_WITH(make_cost_model("table:/nonexistent/costs.h5"),
                       Contains("cannot open /nonexistent/costs.h5: No such file or directory"));
@@ -217,6 +222,7 @@ TEST_CASE("a cost table round-trips and answers lookups, falling back to its ana
   REQUIRE(read.info.device == "NVIDIA H100 80GB HBM3");
   REQUIRE(read.info.cublas == "12.9.1");
   REQUIRE(read.info.analytic_profile == "v100");
+  REQUIRE(read.info.device_kind == "cuda");
   REQUIRE(read.size() == 2);
   const CostEntry* conv_entry = read.lookup(op_signature(c.g, c.conv));
   REQUIRE(conv_entry);
@@ -273,4 +279,22 @@ TEST_CASE("damaged, truncated and foreign cost tables are one-line errors", "[co
     REQUIRE_THROWS_WITH(sample_table("x").write("/nonexistent/costs.h5"),
                         Contains("cannot write /nonexistent/costs.h5"));
   }
+}
+
+TEST_CASE("a CPU cost table keeps its device kind, thread count and oneDNN version", "[cost]") {
+  TempDir dir;
+  CostTable written;
+  written.info.device_kind = "cpu";
+  written.info.device = "AMD EPYC";
+  written.info.threads = 2;
+  written.info.onednn = "2.6.3";
+  written.info.analytic_profile = "cpu";
+  written.insert("relu||1x8|row", {0.001, "onednn:eltwise:jit:avx512_core", 30});
+  written.write(dir.file("cpu.h5"));
+  CostTable read = CostTable::read(dir.file("cpu.h5"));
+  CHECK(read.info.device_kind == "cpu");
+  CHECK(read.info.device == "AMD EPYC");
+  CHECK(read.info.threads == 2);
+  CHECK(read.info.onednn == "2.6.3");
+  CHECK(make_cost_model("table:" + dir.file("cpu.h5"))->node_cost_ms(conv_relu().g, conv_relu().conv) > 0);
 }

@@ -11,7 +11,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   superopt::CostTable table;
-  table.info = {"NVIDIA H100 80GB HBM3", "580.65", "9.10.2", "12.9.1", "h100"};
+  table.info.device = "NVIDIA H100 80GB HBM3";
+  table.info.driver = "580.65";
+  table.info.cudnn = "9.10.2";
+  table.info.cublas = "12.9.1";
+  table.info.analytic_profile = "h100";
   table.insert("conv2d|stride=1x1 padding=same activation=relu|1x64x56x56,64x64x3x3|row",
                {0.042, "IMPLICIT_PRECOMP_GEMM", 200});
   table.insert("relu||1x2048x7x7|row", {0.0031, "", 100});

@@ -65,7 +65,7 @@ superopt_cli_test(model_unknown_builtin 2 "builtin model 'resnet51': no such mod
                   COMMAND ${superopt_bin} graph check builtin:resnet51)
 superopt_cli_test(model_unknown_cost_model 2 "unknown cost model 'roofline' \\(expected analytic:DEVICE" ONE_LINE
                   COMMAND ${superopt_bin} graph check builtin:squeezenet --cost roofline)
-superopt_cli_test(model_unknown_device 2 "cost model analytic:a100: unknown device 'a100' \\(known: h100, v100" ONE_LINE
+superopt_cli_test(model_unknown_device 2 "cost model analytic:a100: unknown device 'a100' \\(known: cpu, h100, v100" ONE_LINE
                   COMMAND ${superopt_bin} graph check builtin:squeezenet --cost analytic:a100)
 superopt_cli_test(model_cost_missing_table 2 "cost model table:/nonexistent/c\\.h5: cannot open /nonexistent/c\\.h5" ONE_LINE
                   COMMAND ${superopt_bin} graph check builtin:squeezenet --cost table:/nonexistent/c.h5)

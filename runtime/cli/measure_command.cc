@@ -1,5 +1,7 @@
-// `superopt measure MODEL...`: operator costs into an HDF5 cost table. Needs a
-// CUDA device and exits 2 with "no CUDA device (...)" without one.
+// `superopt measure MODEL... [--device cuda|cpu]`: operator costs into an HDF5
+// cost table through the executor interface. The CUDA device (the default)
+// exits 2 with "no CUDA device (...)" where there is none; an existing table of
+// another device kind, CPU, thread count or oneDNN version is refused.
 #include <cctype>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "runtime/exec/cuda/gpu_runtime.h"
+#include "runtime/exec/executor.h"
 #include "runtime/models/model_zoo.h"
 
 namespace superopt {
@@ -16,8 +19,19 @@ namespace {
 
 namespace po = boost::program_options;
 
-// "data/costs/h100.h5" for "NVIDIA H100 80GB HBM3": the first word after the vendor, lower-case.
-std::string default_table_path(const std::string& device) {
+// "data/costs/h100.h5" for "NVIDIA H100 80GB HBM3": the first word after the
+// vendor, lower-case; "data/costs/cpu-amd-2t.h5" for 2 threads of an AMD CPU.
+std::string default_table_path(const CostTableInfo& info) {
+  const std::string& device = info.device;
+  if (info.device_kind == "cpu") {
+    std::string vendor;
+    for (char c : device) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) break;
+      vendor += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return "data/costs/cpu-" + (vendor.empty() ? std::string("unknown") : vendor) + "-" +
+           std::to_string(info.threads) + "t.h5";
+  }
   std::string word;
   for (char c : device.starts_with("NVIDIA ") ? device.substr(7) : device) {
     if (!std::isalnum(static_cast<unsigned char>(c))) {
@@ -29,43 +43,63 @@ std::string default_table_path(const std::string& device) {
   return "data/costs/" + (word.empty() ? std::string("gpu") : word) + ".h5";
 }
 
+// Appending to a table measured elsewhere would mix two machines' costs.
+void refuse_foreign_table(const std::string& path, const CostTableInfo& table, const CostTableInfo& here) {
+  if (table.device_kind != here.device_kind)
+    throw Error("measure: " + path + " is a " + table.device_kind + " cost table, this device is " +
+                here.device_kind);
+  if (table.device != here.device)
+    throw Error("measure: " + path + " holds costs of '" + table.device + "', this device is '" +
+                here.device + "'");
+  if (table.threads != here.threads || table.onednn != here.onednn)
+    throw Error("measure: " + path + " was measured with " + std::to_string(table.threads) +
+                " threads and oneDNN " + table.onednn + ", this run uses " + std::to_string(here.threads) +
+                " and " + here.onednn);
+}
+
 }  // namespace
 
 int measure_command(const std::vector<std::string>& args) {
-  const std::string usage = "superopt measure MODEL... [--out FILE] [--repeat N] [--warmup N] [--tf32]";
+  const std::string usage =
+      "superopt measure MODEL... [--device cuda|cpu] [--threads N] [--out FILE] [--repeat N] [--warmup N] "
+      "[--tf32]";
   std::vector<std::string> models;
-  std::string out;
-  GpuOptions options;
+  std::string out, device = "cuda";
+  int threads = -1;  // not given: every core
+  ExecOptions options;
   options.repeats = 50;
   po::options_description desc("options");
   desc.add_options()("model", po::value(&models), "graph files or builtin:NAME models")(
+      "device", po::value(&device), "cuda (device 0, the default) or cpu (oneDNN)")(
+      "threads", po::value(&threads), "cpu: threads (default: every core)")(
       "out", po::value(&out), "cost table to append to (default data/costs/DEVICE.h5)")(
       "repeat", po::value(&options.repeats), "timed runs per operator; the median is stored (default 50)")(
       "warmup", po::value(&options.warmup), "untimed runs first (default 10)")(
       "tf32", po::bool_switch(&options.allow_tf32),
-      "allow TF32 tensor cores for float32 (default: strict FP32)");
+      "cuda: allow TF32 tensor cores for float32 (default: strict FP32)");
   po::positional_options_description positional;
   positional.add("model", -1);
   if (!cli::parse(usage, desc, positional, args)) return cli::kExitOk;
   if (models.empty()) throw Error("measure: missing MODEL (usage: " + usage + ")");
   cli::require_positive(options.repeats, "--repeat");
-  require_gpu("measure");
+  const DeviceKind kind = parse_device(device);
+  if (threads != -1) options.threads = checked_threads(threads, "measure");
+  if (kind == DeviceKind::cuda) require_gpu("measure");
 
   std::vector<Graph> graphs;
   for (const std::string& m : models) graphs.push_back(load_model(m));
-  CostTableInfo info = gpu_table_info();
-  if (out.empty()) out = default_table_path(info.device);
+  std::unique_ptr<Executor> executor = make_executor(kind, options);
+  const CostTableInfo info = executor->table_info();
+  if (out.empty()) out = default_table_path(info);
   CostTable table;
   if (std::filesystem::exists(out)) {
     table = CostTable::read(out);
-    if (table.info.device != info.device)
-      throw Error("measure: " + out + " holds costs of '" + table.info.device + "', this device is '" +
-                  info.device + "'");
+    refuse_foreign_table(out, table.info, info);
   } else {
     table.info = info;
   }
   const size_t before = table.size();
-  int measured = gpu_measure(graphs, table, options, [](const std::string& signature, const CostEntry& e) {
+  int measured = executor->measure(graphs, table, [](const std::string& signature, const CostEntry& e) {
     std::cout << cli::ms_text(e.cost_ms) << " ms  " << e.algorithm << "  " << signature << "\n" << std::flush;
   });
   if (std::filesystem::path(out).has_parent_path())

@@ -10,7 +10,9 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #ifdef SUPEROPT_HAVE_CUDA
+#include "runtime/exec/cpu/cpu_executor.h"
 #include "runtime/exec/cuda/cuda_device.h"
+#include "runtime/exec/executor.h"
 #endif
 
 namespace superopt {
@@ -31,6 +33,10 @@ int version_command(const std::vector<std::string>& args) {
       {"superopt", "0.1.0"},        {"z3", Z3_get_full_version()},   {"mpi", mpi},
       {"boost", BOOST_LIB_VERSION}, {"xxhash", XXH_versionNumber()},
   };
+  // The CPU backend: oneDNN's version, the CPU and its cores (the most --threads).
+  const CostTableInfo cpu = cpu_table_info(cpu_cores());
+  j["onednn"] = cpu.onednn;
+  j["cpu"] = {{"model", cpu.device}, {"cores", cpu_cores()}};
 #ifdef SUPEROPT_HAVE_CUDA
   cuda::CudaInfo info = cuda::query();
   nlohmann::json devices = nlohmann::json::array();

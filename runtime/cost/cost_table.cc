@@ -22,10 +22,13 @@ void write_table(const hdf5::Writer& w, const CostTableInfo& info, const CostCol
   w.format_header(kCostTableFormat, kCostTableFormatVersion,
                   "superopt operator costs: entry K is element K of every root dataset; signature is "
                   "op|params|input shapes|layout; cost_ms is the median of repeats timed runs");
+  w.attribute(root, "device_kind", info.device_kind);
   w.attribute(root, "device", info.device);
   w.attribute(root, "driver", info.driver);
   w.attribute(root, "cudnn", info.cudnn);
   w.attribute(root, "cublas", info.cublas);
+  w.attribute(root, "onednn", info.onednn);
+  w.attribute(root, "threads", std::to_string(info.threads));
   w.attribute(root, "analytic_profile", info.analytic_profile);
   size_t n = c.signature.size();
   w.column(root, "signature", c.signature, "operator signature (type|params|input shapes|layout)");
@@ -42,6 +45,16 @@ CostTableInfo read_info(const hdf5::Reader& r) {
   info.driver = r.string("driver");
   info.cudnn = r.string("cudnn");
   info.cublas = r.string("cublas");
+  if (r.has_attribute("device_kind")) info.device_kind = r.string("device_kind");
+  if (r.has_attribute("onednn")) info.onednn = r.string("onednn");
+  if (r.has_attribute("threads")) {
+    const std::string threads = r.string("threads");
+    try {
+      info.threads = std::stoi(threads);
+    } catch (const std::exception&) {
+      r.fail("attribute threads '" + threads + "' is not a number");
+    }
+  }
   if (r.has_attribute("analytic_profile")) info.analytic_profile = r.string("analytic_profile");
   return info;
 }

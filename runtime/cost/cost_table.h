@@ -14,9 +14,12 @@ inline constexpr int kCostTableFormatVersion = 1;
 
 // File layout (readable by h5dump and h5py):
 //   root attributes: format = "superopt-costs", format_version = 1,
-//     description, device (e.g. "NVIDIA H100 80GB HBM3"), driver, cudnn,
-//     cublas (library versions as text), analytic_profile (the device
-//     profile that answers for signatures the table lacks; default "h100")
+//     description, device_kind ("cuda" or "cpu"; absent in older tables: cuda),
+//     device (e.g. "NVIDIA H100 80GB HBM3", or the CPU model), driver, cudnn,
+//     cublas (GPU library versions as text), onednn (the oneDNN version) and
+//     threads (decimal text; CPU tables: the thread count measured with, else 0),
+//     analytic_profile (the device profile that answers for signatures the
+//     table lacks; default "h100")
 //   root datasets, element K of each describing entry K, sorted by signature:
 //     signature (strings), cost_ms (float64, the median of the repeats),
 //     algorithm (strings: the cuDNN/cuBLAS algorithm chosen, or ""),
@@ -28,7 +31,9 @@ struct CostEntry {
 };
 
 struct CostTableInfo {
-  std::string device, driver, cudnn, cublas;
+  std::string device_kind = "cuda";
+  std::string device, driver, cudnn, cublas, onednn;
+  int32_t threads = 0;
   std::string analytic_profile = "h100";
 };
 

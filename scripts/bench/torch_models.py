@@ -3,13 +3,16 @@
 # JSON our runtime reads, timed in eager mode and under torch.compile, or checked against a dump.
 """PyTorch versions of superopt's graphs.
 
-  torch_models.py MODEL [--device cuda|cpu] [--mode eager|compile|both] [--repeat N] [--warmup N] [--json]
+  torch_models.py MODEL [--device cuda|cpu] [--mode eager|compile|script|both] [--repeat N] [--warmup N] [--json]
   torch_models.py MODEL --check-against DUMP.h5     (DUMP from `superopt graph run MODEL --dump DUMP.h5`)
 
 MODEL is builtin:NAME or a graph file. The superopt binary ($SUPEROPT, --superopt, build/superopt
 or `superopt` on PATH) exports the graph and gives every tensor's shape (split's part sizes
 come from TASO's split trees, which only it tracks). FP32 without TF32, batch as in the graph,
 under torch.inference_mode(); GPU times from CUDA events, CPU times from perf_counter.
+--mode script is TorchScript: torch.jit.trace, then torch.jit.freeze and
+torch.jit.optimize_for_inference (PyTorch 1.13's inference path on the CPU: it folds
+batch norms into convolutions and runs convolutions through oneDNN in its formats).
 """
 import argparse
 import json
@@ -399,6 +402,12 @@ def benchmark(graph, shapes, args):
     with torch.inference_mode():
         for mode in modes:
             fn, compile_s = module, None
+            if mode == "script":
+                t0 = time.perf_counter()
+                traced = torch.jit.trace(module, tuple(inputs), check_trace=False)
+                fn = torch.jit.optimize_for_inference(torch.jit.freeze(traced.eval()))
+                fn(*inputs)  # the first calls specialise the graph
+                compile_s = time.perf_counter() - t0
             if mode == "compile":
                 torch._dynamo.reset()
                 fn = torch.compile(module)
@@ -430,7 +439,7 @@ def parse_args(argv):
     p.add_argument("model", help="builtin:NAME or a graph file (JSON)")
     p.add_argument("--superopt", help="the superopt binary (default: $SUPEROPT, build/superopt, PATH)")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu", help="cuda or cpu")
-    p.add_argument("--mode", default="both", choices=["eager", "compile", "both"])
+    p.add_argument("--mode", default="both", choices=["eager", "compile", "script", "both"])
     p.add_argument("--repeat", type=int, default=100, help="timed runs (default 100)")
     p.add_argument("--warmup", type=int, default=10, help="untimed runs first (default 10)")
     p.add_argument("--threads", type=int, help="CPU threads for PyTorch")

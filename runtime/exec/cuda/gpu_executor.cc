@@ -8,24 +8,13 @@
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/cost_model.h"
 #include "runtime/exec/cuda/gpu_node.h"
+#include "runtime/exec/weight_folding.h"
 
 namespace superopt::cuda {
 namespace {
 
 std::vector<float> to_float(const std::vector<double>& values) {
   return {values.begin(), values.end()};
-}
-
-// The values of the given weight-only tensors, computed on the CPU reference
-// from the same seeded sources the check uses.
-std::vector<Tensor<double>> fold_weights(const Graph& g, const std::vector<TensorRef>& tensors,
-                                         uint64_t seed) {
-  if (tensors.empty()) return {};
-  Graph sub = g;
-  sub.set_outputs(tensors);
-  sub.remove_unused();
-  RealArith<double> ar;
-  return evaluate(sub, ar, random_sources(ar, seed));
 }
 
 }  // namespace
@@ -42,8 +31,10 @@ GpuGraph::GpuGraph(GpuContext& ctx, const Graph& g, uint64_t seed) : ctx_(ctx), 
   tensors_.assign(g.num_nodes(), {});
 
   // Weight-only tensors that activation operators or the graph outputs read.
-  const std::vector<TensorRef> folded = weight_only_frontier(g, weight_only);
-  std::vector<Tensor<double>> values = fold_weights(g, folded, seed);
+  // The weight-only set and its folding are the ones every executor uses (weight_folding.h).
+  const FoldedWeights weights = fold_weights(g, weight_only, seed);
+  const std::vector<TensorRef>& folded = weights.tensors;
+  const std::vector<Tensor<double>>& values = weights.values;
   for (size_t i = 0; i < folded.size(); ++i) {
     auto& ports = tensors_[folded[i].node];
     ports.resize(g.node(folded[i].node).num_outputs(), nullptr);

@@ -1,0 +1,147 @@
+// The CPU executor: whole-graph timing and checking, operator measurement, and
+// the on-the-fly "cpu" cost model, on oneDNN.
+#include "runtime/exec/cpu/cpu_executor.h"
+
+#include "runtime/core/graph_analysis.h"
+#include "runtime/exec/cpu/cpu_check.h"
+#include "runtime/exec/cpu/cpu_engine.h"
+#include "runtime/exec/cpu/cpu_graph.h"
+#include "runtime/exec/cpu/cpu_op_timer.h"
+#include "runtime/exec/timing_stats.h"
+
+namespace superopt {
+namespace {
+
+// Operators that run: not folded with the weights, not a source or a view.
+std::vector<NodeId> running_nodes(const Graph& g, const std::vector<bool>& weight_only) {
+  std::vector<NodeId> ids;
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    if (!weight_only[id] && !runs_no_kernel(g, id)) ids.push_back(id);
+  return ids;
+}
+
+class CpuCostModel : public MeasuredCostModel {
+ public:
+  CpuCostModel(const ExecOptions& options, std::string name) : options_(options), name_(std::move(name)) {
+    table_.info = cpu_table_info(cpu::current_threads());
+  }
+  double node_cost_ms(const Graph& g, NodeId id) override {
+    // enlarge and merge_groups only ever rearrange weights: graph_cost_ms folds them.
+    const OpType op = g.node(id).op;
+    if (runs_no_kernel(g, id) || op == OpType::enlarge || op == OpType::merge_groups) return 0;
+    const std::string signature = op_signature(g, id);
+    if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
+    CostEntry entry =
+        cpu::measure_node(cache_, g, id, weight_only_nodes(g), options_.warmup, options_.repeats);
+    table_.insert(signature, entry);
+    return entry.cost_ms;
+  }
+  std::string name() const override { return name_; }
+  const CostTable& measured() const override { return table_; }
+  void preload(const CostTable& table) override {
+    for (const auto& [signature, entry] : table.entries()) table_.insert(signature, entry);
+  }
+
+ private:
+  ExecOptions options_;
+  std::string name_;
+  cpu::KernelCache cache_;
+  CostTable table_;
+};
+
+class CpuExecutor : public Executor {
+ public:
+  explicit CpuExecutor(const ExecOptions& options) : options_(options) {
+    threads_ = cpu::set_threads(options.threads);
+  }
+  DeviceKind kind() const override { return DeviceKind::cpu; }
+  CostTableInfo table_info() const override { return cpu_table_info(threads_); }
+
+  RunReport run_graph(const Graph& g, bool check, bool op_sum) override {
+    cpu::CpuGraph graph(cache_, g, options_.seed);
+    RunReport r;
+    r.device = device_text();
+    r.launches = graph.num_launches();
+    r.reorders = graph.num_reorders();
+    std::vector<double> times =
+        cpu::time_runs_ms(std::max(options_.warmup, 1), options_.repeats, [&](int) { graph.run(); });
+    r.repeats = options_.repeats;
+    r.median_ms = median_ms(times);
+    r.p10_ms = quantile_ms(times, 0.1);
+    r.p90_ms = quantile_ms(times, 0.9);
+    if (check) {
+      cpu::CpuCheck c = cpu::check_against_reference(g, graph, options_.seed);
+      r.checked = true;
+      r.node_error = c.node_error;
+      r.worst_node = c.worst_node;
+      r.nodes_not_judged = c.nodes_beyond_float;
+      r.weight_error = c.weight_error;
+      r.worst_weight = c.worst_weight;
+      r.output_error = c.output_error;
+      r.worst_output = c.worst_output;
+    }
+    if (op_sum) {
+      CostTable costs;
+      measure_into(g, costs, nullptr);
+      for (NodeId id : running_nodes(g, weight_only_nodes(g)))
+        r.op_sum_ms += costs.lookup(op_signature(g, id))->cost_ms;
+      r.op_summed = true;
+    }
+    return r;
+  }
+
+  int measure(std::span<const Graph> graphs, CostTable& table,
+              const std::function<void(const std::string&, const CostEntry&)>& on_measured) override {
+    int measured = 0;
+    for (const Graph& g : graphs) measured += measure_into(g, table, on_measured);
+    return measured;
+  }
+
+  std::unique_ptr<MeasuredCostModel> cost_model() override {
+    ExecOptions live = options_;
+    live.warmup = 3;
+    live.repeats = 20;
+    return std::make_unique<CpuCostModel>(live, "cpu");
+  }
+
+ private:
+  std::string device_text() const {
+    return cpu::cpu_model() + ", " + std::to_string(threads_) + " threads, oneDNN " + cpu::onednn_version();
+  }
+  int measure_into(const Graph& g, CostTable& table,
+                   const std::function<void(const std::string&, const CostEntry&)>& on_measured) {
+    const std::vector<bool> weight_only = weight_only_nodes(g);
+    int measured = 0;
+    for (NodeId id : running_nodes(g, weight_only)) {
+      const std::string signature = op_signature(g, id);
+      if (table.lookup(signature)) continue;
+      CostEntry entry = cpu::measure_node(cache_, g, id, weight_only, options_.warmup, options_.repeats);
+      table.insert(signature, entry);
+      if (on_measured) on_measured(signature, entry);
+      ++measured;
+    }
+    return measured;
+  }
+
+  ExecOptions options_;
+  int threads_ = 1;
+  cpu::KernelCache cache_;
+};
+
+}  // namespace
+
+CostTableInfo cpu_table_info(int threads) {
+  CostTableInfo info;
+  info.device_kind = "cpu";
+  info.device = cpu::cpu_model();
+  info.onednn = cpu::onednn_version();
+  info.threads = threads;
+  info.analytic_profile = "cpu";
+  return info;
+}
+
+std::unique_ptr<Executor> make_cpu_executor(const ExecOptions& options) {
+  return std::make_unique<CpuExecutor>(options);
+}
+
+}  // namespace superopt

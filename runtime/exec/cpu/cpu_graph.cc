@@ -1,0 +1,173 @@
+// The CPU graph executor: fold weight-only nodes on the CPU reference, prepare
+// weights in the primitives' formats once, plan primitives and reorders once,
+// run them in topological order.
+#include "runtime/exec/cpu/cpu_graph.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/core/arith.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph_analysis.h"
+#include "runtime/exec/cpu/cpu_engine.h"
+#include "runtime/exec/weight_folding.h"
+
+namespace superopt::cpu {
+namespace {
+
+float* data_of(const dnnl::memory& m) {
+  return static_cast<float*>(m.get_data_handle());
+}
+
+void fill(const dnnl::memory& m, const std::vector<double>& values) {
+  std::transform(values.begin(), values.end(), data_of(m), [](double v) { return static_cast<float>(v); });
+}
+
+}  // namespace
+
+dnnl::memory CpuGraph::allocate(const memory::desc& d) {
+  return dnnl::memory(d, engine());
+}
+
+dnnl::memory CpuGraph::in_format(TensorRef t, const memory::desc& want, bool weight) {
+  dnnl::memory have = tensor(t);
+  const memory::desc have_desc = have.get_desc();
+  if (have_desc == want) return have;
+  size_t format = 0;
+  while (format < converted_formats_.size() && !(converted_formats_[format] == want)) ++format;
+  if (format == converted_formats_.size()) converted_formats_.push_back(want);
+  const auto key = std::make_pair(std::make_pair(int(t.node), int(t.port)), format);
+  if (auto it = converted_.find(key); it != converted_.end()) return it->second;
+
+  dnnl::memory source = have;
+  if (have_desc.dims() != want.dims()) {
+    // Another rank (a grouped kernel as 5-D goihw, a broadcast operand): the row-major tensor re-read.
+    dnnl::memory plain = in_format(t, plain_desc(graph_.shape(t)), weight);
+    source = dnnl::memory(plain_desc(want.dims()), engine(), plain.get_data_handle());
+  }
+  dnnl::memory result = source;
+  if (!(source.get_desc() == want)) {
+    result = allocate(want);
+    dnnl::reorder reorder(source, result);
+    if (weight) {
+      reorder.execute(stream(), source, result);  // prepared once, outside the timed runs
+      stream().wait();
+    } else {
+      steps_.push_back({reorder, {{DNNL_ARG_FROM, source}, {DNNL_ARG_TO, result}}, {}});
+      ++reorders_;
+    }
+  }
+  converted_[key] = result;
+  return result;
+}
+
+// reshape and contiguous splits alias their (row-major) input.
+void CpuGraph::plan_views(NodeId id) {
+  const Node& n = graph_.node(id);
+  const TensorRef in = n.inputs()[0];
+  dnnl::memory source = in_format(in, plain_desc(graph_.shape(in)), false);
+  int64_t offset = 0;
+  for (int port = 0; port < n.num_outputs(); ++port) {
+    const Shape& shape = n.output(port).shape;
+    tensors_[id][port] = dnnl::memory(plain_desc(shape), engine(), data_of(source) + offset);
+    offset += shape.num_elements();
+  }
+}
+
+void CpuGraph::plan_node(NodeId id, const std::vector<bool>& weight_only) {
+  const Node& n = graph_.node(id);
+  std::vector<memory::desc> given;
+  std::array<bool, kMaxInputs> weight{};
+  for (size_t i = 0; i < n.inputs().size(); ++i) {
+    given.push_back(tensor(n.inputs()[i]).get_desc());
+    weight[i] = weight_only[n.inputs()[i].node];
+  }
+  const NodeKernel& k = cache_.get(graph_, id, given, std::span<const bool>(weight.data(), given.size()));
+  std::vector<dnnl::memory> ins, outs;
+  for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(n.inputs()[i], k.inputs[i], weight[i]));
+  for (int port = 0; port < n.num_outputs(); ++port)
+    outs.push_back(tensors_[id][port] = allocate(k.outputs[port]));
+  if (k.reference) {
+    std::vector<const float*> in_ptrs;
+    std::vector<float*> out_ptrs;
+    for (const dnnl::memory& m : ins) in_ptrs.push_back(data_of(m));
+    for (const dnnl::memory& m : outs) out_ptrs.push_back(data_of(m));
+    const Graph& g = graph_;
+    steps_.push_back({{}, {}, [&g, id, in_ptrs, out_ptrs] { run_reference(g, id, in_ptrs, out_ptrs); }});
+    return;
+  }
+  for (const PrimitiveCall& call : k.calls) {
+    Step step{call.primitive, {}, {}};
+    for (const Binding& b : call.bindings) {
+      dnnl::memory m = b.output ? outs[size_t(b.index)] : ins[size_t(b.index)];
+      step.args[b.arg] = b.view ? dnnl::memory(*b.view, engine(), m.get_data_handle()) : m;
+    }
+    steps_.push_back(std::move(step));
+  }
+}
+
+CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(cache), graph_(g) {
+  std::optional<std::vector<NodeId>> order = g.topological_order();
+  if (!order) throw Error("graph has a cycle");
+  const std::vector<bool> weight_only = weight_only_nodes(g);
+  tensors_.resize(size_t(g.num_nodes()));
+  for (NodeId id = 0; id < g.num_nodes(); ++id) tensors_[id].resize(size_t(g.node(id).num_outputs()));
+
+  FoldedWeights folded = fold_weights(g, weight_only, seed);
+  for (size_t i = 0; i < folded.tensors.size(); ++i) {
+    dnnl::memory& m = tensor(folded.tensors[i]) = allocate(plain_desc(folded.values[i].shape));
+    fill(m, folded.values[i].data);
+  }
+  RealArith<double> ar;
+  SourceValues<RealArith<double>> sources = random_sources(ar, seed);
+  for (NodeId id : *order) {
+    const Node& n = g.node(id);
+    if (weight_only[id]) continue;
+    if (n.op == OpType::input) {
+      Tensor<double> v = sources(g, id);
+      fill(tensor({id, 0}) = allocate(plain_desc(v.shape)), v.data);
+    } else if (runs_no_kernel(g, id)) {
+      plan_views(id);
+    } else {
+      plan_node(id, weight_only);
+    }
+  }
+  // The outputs end row-major, as a framework returns them: part of the timed run.
+  for (TensorRef t : g.outputs()) in_format(t, plain_desc(g.shape(t)), weight_only[t.node]);
+}
+
+void CpuGraph::run() {
+  for (Step& s : steps_) {
+    if (s.host)
+      s.host();
+    else
+      s.primitive.execute(stream(), s.args);
+  }
+  stream().wait();
+}
+
+Tensor<float> CpuGraph::download(TensorRef t) {
+  const dnnl::memory& m = tensors_.at(t.node).at(t.port);
+  if (!m) throw Error("tensor " + tensor_label(graph_, t) + " is not held (folded into a weight it feeds)");
+  const Shape& shape = graph_.shape(t);
+  dnnl::memory plain = m;
+  if (!(m.get_desc() == plain_desc(shape))) {
+    plain = allocate(plain_desc(shape));
+    dnnl::memory source = m.get_desc().dims() == plain.get_desc().dims()
+                              ? m
+                              : dnnl::memory(plain_desc(m.get_desc().dims()), engine(), m.get_data_handle());
+    dnnl::reorder(source, plain).execute(stream(), source, plain);
+    stream().wait();
+  }
+  const float* p = data_of(plain);
+  return Tensor<float>(shape, std::vector<float>(p, p + shape.num_elements()));
+}
+
+std::vector<Tensor<float>> CpuGraph::outputs() {
+  std::vector<Tensor<float>> result;
+  for (TensorRef t : graph_.outputs()) result.push_back(download(t));
+  return result;
+}
+
+}  // namespace superopt::cpu

@@ -1,0 +1,62 @@
+// A whole graph ready to run on the CPU through oneDNN: weight-only parts folded
+// once on the CPU reference and reordered once into the formats the primitives
+// want, one buffer per activation tensor in the format its producer chose
+// (format_tag::any inside), reorders only where a consumer needs another
+// format, views for reshape and contiguous splits, and a run() that executes
+// the planned steps in topological order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/core/graph.h"
+#include "runtime/core/tensor.h"
+#include "runtime/exec/cpu/cpu_kernels.h"
+
+namespace superopt::cpu {
+
+class CpuGraph {
+ public:
+  // Inputs and weights get the seeded values of random_sources(RealArith<double>, seed)
+  // rounded to float, so a CPU reference with the same seed sees the same numbers.
+  CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed);
+
+  void run();
+  // One tensor as a row-major float tensor: a graph input, any operator's input
+  // or output, or a folded weight (for the checks).
+  Tensor<float> download(TensorRef t);
+  std::vector<Tensor<float>> outputs();
+  // Primitive calls per run, reorders included (views and folded weights excluded).
+  int num_launches() const { return static_cast<int>(steps_.size()); }
+  // Reorders per run between formats (part of num_launches).
+  int num_reorders() const { return reorders_; }
+
+ private:
+  struct Step {
+    dnnl::primitive primitive;
+    std::unordered_map<int, dnnl::memory> args;
+    std::function<void()> host;  // the reference kernel instead of a primitive
+  };
+
+  dnnl::memory allocate(const memory::desc& d);
+  dnnl::memory& tensor(TensorRef t) { return tensors_[t.node][t.port]; }
+  // The tensor in descriptor `want`: itself, or a reordered copy (made once for
+  // folded weights, a reorder step per run otherwise); cached per tensor and format.
+  dnnl::memory in_format(TensorRef t, const memory::desc& want, bool weight);
+  void plan_views(NodeId id);
+  void plan_node(NodeId id, const std::vector<bool>& weight_only);
+
+  KernelCache& cache_;
+  const Graph& graph_;
+  std::vector<std::vector<dnnl::memory>> tensors_;  // [node][port], in the producer's format
+  std::map<std::pair<std::pair<int, int>, size_t>, dnnl::memory> converted_;
+  std::vector<memory::desc> converted_formats_;
+  std::vector<Step> steps_;
+  int reorders_ = 0;
+};
+
+}  // namespace superopt::cpu

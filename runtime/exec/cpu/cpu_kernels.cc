@@ -1,0 +1,364 @@
+// Operator dispatch for the CPU: shapes and parameters from the graph become
+// oneDNN primitive descriptors; semantics follow runtime/core/kernels.h.
+#include "runtime/exec/cpu/cpu_kernels.h"
+
+#include <algorithm>
+
+#include "runtime/core/arith.h"
+#include "runtime/core/error.h"
+#include "runtime/core/kernels.h"
+#include "runtime/cost/cost_model.h"
+#include "runtime/exec/cpu/cpu_engine.h"
+
+namespace superopt::cpu {
+namespace {
+
+using dnnl::algorithm;
+using dnnl::prop_kind;
+using tag = memory::format_tag;
+constexpr auto f32 = memory::data_type::f32;
+
+memory::desc any_desc(const memory::dims& dims) {
+  return memory::desc(dims, f32, tag::any);
+}
+
+// The dimensions of a shape with leading ones up to `rank` (NumPy broadcasting aligns right).
+memory::dims padded_dims(const Shape& s, int rank) {
+  memory::dims d(size_t(rank - s.rank()), 1);
+  for (int i = 0; i < s.rank(); ++i) d.push_back(s[i]);
+  return d;
+}
+
+std::string impl_text(const dnnl::primitive_desc_base& pd) {
+  return pd.impl_info_str();
+}
+
+// A kernel whose inputs must be row-major (operators that address elements by position).
+NodeKernel plain_kernel(const Graph& g, const Node& n) {
+  NodeKernel k;
+  for (TensorRef t : n.inputs()) k.inputs.push_back(plain_desc(g.shape(t)));
+  for (int port = 0; port < n.num_outputs(); ++port) k.outputs.push_back(plain_desc(n.output(port).shape));
+  return k;
+}
+
+NodeKernel reference_kernel(const Graph& g, const Node& n) {
+  NodeKernel k = plain_kernel(g, n);
+  k.reference = true;
+  k.algorithm = "reference:" + std::string(op_name(n.op));
+  return k;
+}
+
+NodeKernel conv_kernel(const Graph& g, const Node& n) {
+  const OpParams& p = n.params;
+  const Shape& x = g.shape(n.inputs()[0]);
+  const Shape& w = g.shape(n.inputs()[1]);
+  const Shape& y = n.output(0).shape;
+  const int64_t groups = x[1] / w[1];
+  const Window wh = window(x[2], w[2], p.stride_h, p.padding), ww = window(x[3], w[3], p.stride_w, p.padding);
+  // What the last window needs beyond the input (TensorFlow SAME puts the odd pixel
+  // after); negative (VALID leaving rows unused) is no padding.
+  const int64_t pad_bottom = std::max<int64_t>(0, (y[2] - 1) * p.stride_h + w[2] - x[2] - wh.pad_before);
+  const int64_t pad_right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + w[3] - x[3] - ww.pad_before);
+  const memory::dims weight_dims = groups == 1 ? memory::dims{w[0], w[1], w[2], w[3]}
+                                               : memory::dims{groups, w[0] / groups, w[1], w[2], w[3]};
+  dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct,
+                                    any_desc(dims_of(x)), any_desc(weight_dims), any_desc(dims_of(y)),
+                                    {p.stride_h, p.stride_w}, {wh.pad_before, ww.pad_before},
+                                    {pad_bottom, pad_right});
+  dnnl::primitive_attr attr;
+  if (p.activation == Activation::relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+    attr.set_post_ops(ops);
+  }
+  dnnl::convolution_forward::primitive_desc pd(d, attr, engine());
+  NodeKernel k;
+  k.inputs = {pd.src_desc(), pd.weights_desc()};  // a grouped kernel is viewed as 5-D goihw
+  k.outputs = {pd.dst_desc()};
+  k.calls.push_back(
+      {dnnl::convolution_forward(pd),
+       {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_WEIGHTS, false, 1, {}}, {DNNL_ARG_DST, true, 0, {}}}});
+  k.algorithm = "onednn:conv:" + impl_text(pd) + (p.activation == Activation::relu ? "+relu" : "");
+  return k;
+}
+
+// Batched [..., m, k] x [..., k, n]; a rank-2 operand is broadcast over the
+// batch. A folded right operand (a weight) is packed in oneDNN's preferred format.
+NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const bool> weight) {
+  const Shape& a = g.shape(n.inputs()[0]);
+  const Shape& b = g.shape(n.inputs()[1]);
+  const Shape& c = n.output(0).shape;
+  const memory::dims ad = padded_dims(a, c.rank()), bd = padded_dims(b, c.rank());
+  auto make = [&](bool packed) {
+    dnnl::matmul::desc d(plain_desc(ad), packed ? any_desc(bd) : plain_desc(bd), plain_desc(c));
+    return dnnl::matmul::primitive_desc(d, engine());
+  };
+  dnnl::matmul::primitive_desc pd;
+  bool packed = weight[1];
+  try {
+    pd = make(packed);
+  } catch (const dnnl::error&) {
+    packed = false;
+    pd = make(false);
+  }
+  NodeKernel k;
+  k.inputs = {plain_desc(a), packed ? pd.weights_desc() : plain_desc(b)};
+  k.outputs = {plain_desc(c)};
+  k.calls.push_back({dnnl::matmul(pd),
+                     {{DNNL_ARG_SRC, false, 0, plain_desc(ad)},
+                      {DNNL_ARG_WEIGHTS, false, 1, packed ? std::optional<memory::desc>() : plain_desc(bd)},
+                      {DNNL_ARG_DST, true, 0, {}}}});
+  k.algorithm = "onednn:matmul:" + impl_text(pd) + (packed ? "+packed_weights" : "");
+  return k;
+}
+
+// ewadd, ewmul, smul: src0 is the input of the output's shape, in whatever format
+// it has; the other is broadcast from a plain row-major tensor, or, at the full
+// shape, brought to src0's format.
+NodeKernel binary_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given) {
+  const Shape& out = n.output(0).shape;
+  const int full = g.shape(n.inputs()[0]) == out ? 0 : g.shape(n.inputs()[1]) == out ? 1 : -1;
+  // Both inputs broadcast (e.g. [n,1] + [1,m]): oneDNN 2.6 broadcasts src1 only.
+  if (full < 0) return reference_kernel(g, n);
+  const int other = 1 - full;
+  const Shape& other_shape = g.shape(n.inputs()[other]);
+  const memory::desc src0 = given[full];
+  const bool same_shape = other_shape == out;
+  const memory::desc src1 = same_shape ? src0 : plain_desc(padded_dims(other_shape, out.rank()));
+  const algorithm alg = n.op == OpType::ewadd ? algorithm::binary_add : algorithm::binary_mul;
+  dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, src0, src1, src0), engine());
+  NodeKernel k;
+  k.inputs.resize(2);
+  k.inputs[full] = src0;
+  k.inputs[other] = same_shape ? src0 : plain_desc(other_shape);
+  k.outputs = {pd.dst_desc()};
+  k.calls.push_back({dnnl::binary(pd),
+                     {{DNNL_ARG_SRC_0, false, full, {}},
+                      {DNNL_ARG_SRC_1, false, other, same_shape ? std::optional<memory::desc>() : src1},
+                      {DNNL_ARG_DST, true, 0, {}}}});
+  k.algorithm = "onednn:binary:" + impl_text(pd);
+  return k;
+}
+
+NodeKernel eltwise_kernel(const Node& n, const memory::desc& src) {
+  const algorithm alg = n.op == OpType::relu      ? algorithm::eltwise_relu
+                        : n.op == OpType::sigmoid ? algorithm::eltwise_logistic
+                                                  : algorithm::eltwise_tanh;
+  dnnl::eltwise_forward::primitive_desc pd(
+      dnnl::eltwise_forward::desc(prop_kind::forward_inference, alg, src, 0.f, 0.f), engine());
+  NodeKernel k;
+  k.inputs = {src};
+  k.outputs = {pd.dst_desc()};
+  k.calls.push_back({dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_DST, true, 0, {}}}});
+  k.algorithm = "onednn:eltwise:" + impl_text(pd);
+  return k;
+}
+
+// Average pooling counts padding as zeros and divides by the full window
+// (include_padding); max pooling ignores padded positions, as the reference does.
+NodeKernel pool_kernel(const Graph& g, const Node& n, const memory::desc& src) {
+  const OpParams& p = n.params;
+  const Shape& x = g.shape(n.inputs()[0]);
+  const Shape& y = n.output(0).shape;
+  const int64_t pad_top = window(x[2], p.kernel_h, p.stride_h, p.padding).pad_before;
+  const int64_t pad_left = window(x[3], p.kernel_w, p.stride_w, p.padding).pad_before;
+  const int64_t pad_bottom = std::max<int64_t>(0, (y[2] - 1) * p.stride_h + p.kernel_h - x[2] - pad_top);
+  const int64_t pad_right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + p.kernel_w - x[3] - pad_left);
+  const algorithm alg =
+      n.op == OpType::pool_max ? algorithm::pooling_max : algorithm::pooling_avg_include_padding;
+  dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, src, any_desc(dims_of(y)),
+                                {p.stride_h, p.stride_w}, {p.kernel_h, p.kernel_w}, {pad_top, pad_left},
+                                {pad_bottom, pad_right});
+  dnnl::pooling_forward::primitive_desc pd(d, engine());
+  NodeKernel k;
+  k.inputs = {src};
+  k.outputs = {pd.dst_desc()};
+  k.calls.push_back({dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_DST, true, 0, {}}}});
+  k.algorithm = "onednn:pool:" + impl_text(pd);
+  return k;
+}
+
+// Inference batch normalization with the folded statistics; other ranks than 4
+// are viewed as [N, C, inner, 1].
+NodeKernel batchnorm_kernel(const Graph& g, const Node& n, const memory::desc& given) {
+  const Shape& x = g.shape(n.inputs()[0]);
+  const int64_t channels = x[1];
+  const bool four_d = x.rank() == 4;
+  const memory::desc data =
+      four_d ? given : plain_desc(memory::dims{x[0], channels, kernels::outer_inner(x, 1).second, 1});
+  const auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+                     dnnl::normalization_flags::use_shift;
+  dnnl::batch_normalization_forward::primitive_desc pd(
+      dnnl::batch_normalization_forward::desc(prop_kind::forward_inference, data, n.params.epsilon, flags),
+      engine());
+  NodeKernel k = plain_kernel(g, n);
+  if (four_d) k.inputs[0] = k.outputs[0] = data;
+  const std::optional<memory::desc> view = four_d ? std::nullopt : std::optional<memory::desc>(data);
+  k.calls.push_back({dnnl::batch_normalization_forward(pd),
+                     {{DNNL_ARG_SRC, false, 0, view},
+                      {DNNL_ARG_SCALE, false, 1, {}},
+                      {DNNL_ARG_SHIFT, false, 2, {}},
+                      {DNNL_ARG_MEAN, false, 3, {}},
+                      {DNNL_ARG_VARIANCE, false, 4, {}},
+                      {DNNL_ARG_DST, true, 0, view}}});
+  k.algorithm = "onednn:batchnorm:" + impl_text(pd);
+  return k;
+}
+
+NodeKernel softmax_kernel(const Graph& g, const Node& n) {
+  NodeKernel k = plain_kernel(g, n);
+  dnnl::softmax_forward::primitive_desc pd(
+      dnnl::softmax_forward::desc(prop_kind::forward_inference, k.inputs[0], n.params.axis), engine());
+  k.calls.push_back({dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_DST, true, 0, {}}}});
+  k.algorithm = "onednn:softmax:" + impl_text(pd);
+  return k;
+}
+
+// A reorder from the input read through permuted strides into a row-major output.
+NodeKernel transpose_kernel(const Graph& g, const Node& n) {
+  NodeKernel k = plain_kernel(g, n);
+  const Shape& in = g.shape(n.inputs()[0]);
+  const Shape& out = n.output(0).shape;
+  const std::array<int, kMaxRank> perm = kernels::resolve_perm(n.params.perm, in.rank());
+  const Strides in_strides = row_major_strides(in);
+  memory::dims strides;
+  for (int i = 0; i < out.rank(); ++i) strides.push_back(in_strides[perm[i]]);
+  const memory::desc permuted(dims_of(out), f32, strides);
+  dnnl::reorder::primitive_desc pd(engine(), permuted, engine(), k.outputs[0]);
+  k.calls.push_back({dnnl::reorder(pd), {{DNNL_ARG_FROM, false, 0, permuted}, {DNNL_ARG_TO, true, 0, {}}}});
+  k.algorithm = "onednn:reorder:" + impl_text(pd);
+  return k;
+}
+
+// Concatenation in the inputs' own formats when oneDNN can; row-major otherwise
+// (blocked formats cannot be cut at channel counts that are not whole blocks).
+NodeKernel concat_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given) {
+  NodeKernel k = plain_kernel(g, n);
+  dnnl::concat::primitive_desc pd;
+  try {
+    pd = dnnl::concat::primitive_desc(n.params.axis, std::vector<memory::desc>(given.begin(), given.end()),
+                                      engine());
+    k.inputs.assign(given.begin(), given.end());
+  } catch (const dnnl::error&) {
+    pd = dnnl::concat::primitive_desc(k.outputs[0], n.params.axis, k.inputs, engine());
+  }
+  k.outputs = {pd.dst_desc()};
+  PrimitiveCall call{dnnl::concat(pd), {{DNNL_ARG_DST, true, 0, {}}}};
+  for (int i = 0; i < int(k.inputs.size()); ++i)
+    call.bindings.push_back({DNNL_ARG_MULTIPLE_SRC + i, false, i, {}});
+  k.calls.push_back(std::move(call));
+  k.algorithm = "onednn:concat:" + impl_text(pd);
+  return k;
+}
+
+// A split that is not a view: one reorder per part from a sub-tensor of the input.
+NodeKernel split_kernel(const Graph& g, const Node& n) {
+  NodeKernel k = plain_kernel(g, n);
+  const int axis = n.params.axis;
+  memory::dims offsets(size_t(k.inputs[0].dims().size()), 0);
+  for (int port = 0; port < n.num_outputs(); ++port) {
+    const memory::dims part = dims_of(n.output(port).shape);
+    const memory::desc sub = k.inputs[0].submemory_desc(part, offsets);
+    dnnl::reorder::primitive_desc pd(engine(), sub, engine(), k.outputs[port]);
+    k.calls.push_back({dnnl::reorder(pd), {{DNNL_ARG_FROM, false, 0, sub}, {DNNL_ARG_TO, true, port, {}}}});
+    offsets[size_t(axis)] += part[size_t(axis)];
+    k.algorithm = "onednn:reorder:" + impl_text(pd);
+  }
+  return k;
+}
+
+}  // namespace
+
+memory::dims dims_of(const Shape& shape) {
+  memory::dims d;
+  for (int i = 0; i < shape.rank(); ++i) d.push_back(shape[i]);
+  if (d.empty()) d.push_back(1);
+  return d;
+}
+
+memory::desc plain_desc(const memory::dims& dims) {
+  memory::dims strides(dims.size(), 1);
+  for (int i = int(dims.size()) - 2; i >= 0; --i)
+    strides[size_t(i)] = strides[size_t(i) + 1] * dims[size_t(i) + 1];
+  return memory::desc(dims, f32, strides);
+}
+
+memory::desc plain_desc(const Shape& shape) {
+  return plain_desc(dims_of(shape));
+}
+
+NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
+                        std::span<const bool> weight) {
+  const Node& n = g.node(id);
+  try {
+    switch (n.op) {
+      case OpType::conv2d:
+        return conv_kernel(g, n);
+      case OpType::matmul:
+        return matmul_kernel(g, n, weight);
+      case OpType::ewadd:
+      case OpType::ewmul:
+      case OpType::smul:
+        return binary_kernel(g, n, given);
+      case OpType::relu:
+      case OpType::sigmoid:
+      case OpType::tanh:
+        return eltwise_kernel(n, given[0]);
+      case OpType::pool_avg:
+      case OpType::pool_max:
+        return pool_kernel(g, n, given[0]);
+      case OpType::batchnorm:
+        return batchnorm_kernel(g, n, given[0]);
+      case OpType::softmax:
+        return softmax_kernel(g, n);
+      case OpType::transpose:
+        return transpose_kernel(g, n);
+      case OpType::concat:
+        return concat_kernel(g, n, given);
+      case OpType::split:
+        return split_kernel(g, n);
+      default:
+        return reference_kernel(g, n);  // opaque, and operators added after this file
+    }
+  } catch (const dnnl::error& e) {
+    throw Error(std::string(op_name(n.op)) + ": oneDNN rejected " + op_signature(g, id) + " (" + e.what() +
+                ")");
+  }
+}
+
+void run_reference(const Graph& g, NodeId id, std::span<const float* const> inputs,
+                   std::span<float* const> outputs) {
+  const Node& n = g.node(id);
+  std::vector<Tensor<float>> tensors;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Shape& s = g.shape(n.inputs()[i]);
+    tensors.emplace_back(s, std::vector<float>(inputs[i], inputs[i] + s.num_elements()));
+  }
+  std::vector<const Tensor<float>*> ptrs;
+  for (const Tensor<float>& t : tensors) ptrs.push_back(&t);
+  RealArith<float> ar;
+  std::vector<Tensor<float>> result =
+      run_op(ar, n.op, n.params, std::span<const Tensor<float>* const>(ptrs),
+             std::span<const TensorDesc>(n.output_array.data(), size_t(n.num_outputs())));
+  for (size_t port = 0; port < outputs.size(); ++port)
+    std::copy(result[port].data.begin(), result[port].data.end(), outputs[port]);
+}
+
+int KernelCache::format_id(const memory::desc& d) {
+  for (size_t i = 0; i < formats_.size(); ++i)
+    if (formats_[i] == d) return int(i);
+  formats_.push_back(d);
+  return int(formats_.size()) - 1;
+}
+
+const NodeKernel& KernelCache::get(const Graph& g, NodeId id, std::span<const memory::desc> given,
+                                   std::span<const bool> weight) {
+  std::string key = op_signature(g, id);
+  for (size_t i = 0; i < given.size(); ++i)
+    key += "|" + std::to_string(format_id(given[i])) + (weight[i] ? "w" : "a");
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) it = kernels_.emplace(key, build_kernel(g, id, given, weight)).first;
+  return it->second;
+}
+
+}  // namespace superopt::cpu

@@ -1,0 +1,77 @@
+// One graph node as oneDNN primitives: the dispatch from a registry operator to
+// convolution, matmul, pooling, eltwise, binary, batch normalization, softmax,
+// concat and reorder primitives, for inputs in given memory formats. Semantics
+// follow runtime/core/kernels.h; operators with no primitive here (opaque, and
+// operators added to the registry later) run the reference kernel instead.
+#pragma once
+
+#include <map>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/core/graph.h"
+
+namespace superopt::cpu {
+
+using dnnl::memory;
+
+// How a primitive call reads or writes one of the node's tensors.
+struct Binding {
+  int arg = 0;          // DNNL_ARG_*
+  bool output = false;  // a node output, else a node input
+  int index = 0;        // which input or output port
+  // Another descriptor over the same buffer (a rank change, a sub-tensor, a
+  // permuted view); unset: the tensor's own descriptor.
+  std::optional<memory::desc> view;
+};
+
+struct PrimitiveCall {
+  dnnl::primitive primitive;
+  std::vector<Binding> bindings;
+};
+
+// A node compiled for inputs in given formats. The executor reorders each input
+// into inputs[i] (once for folded weights, per run for activations) and
+// allocates each output as outputs[port].
+struct NodeKernel {
+  std::vector<memory::desc> inputs;
+  std::vector<memory::desc> outputs;
+  std::vector<PrimitiveCall> calls;  // run in order
+  std::string algorithm;             // "onednn:<implementation>,..." or "reference:<operator>"
+  bool reference = false;            // no primitive: run_reference() on plain tensors
+};
+
+// Row-major float32 descriptor of a shape (a rank-0 shape as one element).
+memory::desc plain_desc(const Shape& shape);
+memory::desc plain_desc(const memory::dims& dims);
+memory::dims dims_of(const Shape& shape);
+
+// Builds the kernel of node `id`. given[i] is the descriptor input i has now;
+// weight[i] says input i is prepared once (folded), so the primitive may ask
+// for any format. Throws Error when oneDNN rejects the operator.
+NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
+                        std::span<const bool> weight);
+
+// The reference kernel of node `id` in float on plain row-major buffers (one
+// per input and per output port), for operators with no primitive.
+void run_reference(const Graph& g, NodeId id, std::span<const float* const> inputs,
+                   std::span<float* const> outputs);
+
+// Kernels cached per operator signature and input formats: equal nodes (the
+// repeated blocks of a model, a re-measured signature) share one primitive.
+class KernelCache {
+ public:
+  const NodeKernel& get(const Graph& g, NodeId id, std::span<const memory::desc> given,
+                        std::span<const bool> weight);
+  size_t size() const { return kernels_.size(); }
+
+ private:
+  int format_id(const memory::desc& d);
+  std::map<std::string, NodeKernel> kernels_;
+  std::vector<memory::desc> formats_;  // distinct descriptors, numbered for the key
+};
+
+}  // namespace superopt::cpu

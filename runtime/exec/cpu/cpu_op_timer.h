@@ -1,0 +1,28 @@
+// Measures one node's operator alone on the CPU backend over rotating buffers:
+// the cost behind a signature in a CPU cost table (TASO section 5).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/graph.h"
+#include "runtime/cost/cost_table.h"
+#include "runtime/exec/cpu/cpu_kernels.h"
+
+namespace superopt::cpu {
+
+// Median of `repeats` timed runs after `warmup` untimed ones. The operator's
+// primitives run as the executor runs them; inputs arrive in the formats the
+// primitive asks for (the reorders a graph may need before it are not part of
+// the operator). Inputs hold uniform values in [0.5, 1.5) (positive, so
+// batchnorm variances are valid); several buffer sets rotate so that caches
+// stay cold-ish.
+CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std::vector<bool>& weight_only,
+                       int warmup, int repeats);
+
+// Runs run() `warmup` times, then `repeats` times, each timed alone (wall clock,
+// steady); returns each timed run's milliseconds.
+std::vector<double> time_runs_ms(int warmup, int repeats, const std::function<void(int)>& run);
+
+}  // namespace superopt::cpu

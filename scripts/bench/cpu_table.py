@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The table, CSV, chart and rule lists of scripts/bench/cpu.sh from its raw JSON files.
+
+  cpu_table.py --raw DIR --models "A B" --rounds R --threads T --machine TEXT --table FILE --out DIR
+
+A cell is the median over rounds of each round's median; ratios compare cells of the same run.
+"""
+import argparse
+import csv
+import glob
+import json
+import math
+import os
+import statistics
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def round_medians(raw, stem, kind):
+    values = []
+    for path in sorted(glob.glob(os.path.join(raw, f"{stem}.{kind}.*.json"))):
+        try:
+            j = load(path)
+        except ValueError:  # a failed command (its stderr went to the log): the cell has fewer rounds
+            continue
+        if kind.startswith("torch-"):
+            j = [r for r in j["results"] if "median_ms" in r][0]
+        values.append(j["median_ms"])
+    return statistics.median(values) if values else math.nan
+
+
+def geomean(values):
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else math.nan
+
+
+def rules_text(optimize_json):
+    applied = optimize_json.get("rules_applied", {})
+    return "; ".join(f"{k} x{v}" for k, v in sorted(applied.items(), key=lambda kv: -kv[1])) or "(none)"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    for flag in ("--raw", "--models", "--rounds", "--threads", "--machine", "--table", "--out"):
+        p.add_argument(flag, required=True)
+    a = p.parse_args()
+    rows = []
+    for model in a.models.split():
+        stem = model.replace(":", "_").replace("/", "_")
+        sums = load(os.path.join(a.raw, f"{stem}.sums.json"))
+        row = {"model": model,
+               "ours_input_ms": round_medians(a.raw, stem, "ours-input"),
+               "ours_optimized_ms": round_medians(a.raw, stem, "ours-optimized"),
+               "op_sum_input_ms": sums["input_sum_ms"],
+               "op_sum_optimized_ms": sums["optimized_sum_ms"],
+               "torch_eager_ms": round_medians(a.raw, stem, "torch-eager"),
+               "torchscript_ms": round_medians(a.raw, stem, "torch-script")}
+        row["speedup_optimized"] = row["ours_input_ms"] / row["ours_optimized_ms"]
+        row["input_vs_eager"] = row["ours_input_ms"] / row["torch_eager_ms"]
+        row["optimized_vs_eager"] = row["ours_optimized_ms"] / row["torch_eager_ms"]
+        row["sum_over_e2e_input"] = row["op_sum_input_ms"] / row["ours_input_ms"]
+        opt = load(os.path.join(a.raw, f"{stem}.optimize.json"))
+        h100 = load(os.path.join(a.raw, f"{stem}.h100.json"))
+        row["rules_cpu_table"] = rules_text(opt)
+        row["rules_h100"] = rules_text(h100)
+        row["table_fallbacks"] = opt.get("fallbacks", 0)
+        rows.append(row)
+
+    with open(os.path.join(a.out, "cpu.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+    lines = [f"CPU benchmark: {a.machine}; {a.threads} threads for every column; FP32; "
+             f"median of {a.rounds} interleaved round medians; cost table {a.table}",
+             "",
+             "| model | ours input ms | ours optimized ms | opt speedup | op sum (input) ms | sum / e2e | "
+             "torch eager ms | TorchScript ms | input / eager | optimized / eager |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['ours_input_ms']:.2f} | {r['ours_optimized_ms']:.2f} | "
+                     f"{r['speedup_optimized']:.2f}x | {r['op_sum_input_ms']:.2f} | {r['sum_over_e2e_input']:.2f} | "
+                     f"{r['torch_eager_ms']:.2f} | {r['torchscript_ms']:.2f} | {r['input_vs_eager']:.2f} | "
+                     f"{r['optimized_vs_eager']:.2f} |")
+    faster = sum(1 for r in rows if r["optimized_vs_eager"] < 1)
+    within = sum(1 for r in rows if r["input_vs_eager"] <= 1.25)
+    predicted = sum(1 for r in rows if abs(r["sum_over_e2e_input"] - 1) <= 0.2)
+    slower = [r["model"] for r in rows if r["speedup_optimized"] < 1]
+    lines += ["",
+              f"targets: input within 1.25x of eager on {within}/{len(rows)} models; optimized speedup geomean "
+              f"{geomean([r['speedup_optimized'] for r in rows]):.3f}x (target >= 1.15x), slower than input: "
+              f"{', '.join(slower) or 'none'}; optimized faster than eager on {faster}/{len(rows)} (target 10/14); "
+              f"op sum within 20% of end to end on {predicted}/{len(rows)}"]
+    text = "\n".join(lines)
+    with open(os.path.join(a.out, "cpu.txt"), "w") as f:
+        f.write(text + "\n")
+    print(text)
+
+    with open(os.path.join(a.out, "rules.txt"), "w") as f:
+        for r in rows:
+            f.write(f"{r['model']}\n  cpu table: {r['rules_cpu_table']}\n  analytic:h100: {r['rules_h100']}\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        columns = [("ours_input_ms", "ours, input"), ("ours_optimized_ms", "ours, optimized"),
+                   ("torch_eager_ms", "PyTorch eager"), ("torchscript_ms", "TorchScript frozen")]
+        fig, ax = plt.subplots(figsize=(12, 4.5))
+        width = 0.2
+        for i, (key, label) in enumerate(columns):
+            ax.bar([x + i * width for x in range(len(rows))],
+                   [r[key] / r["torch_eager_ms"] for r in rows], width, label=label)
+        ax.set_xticks([x + 1.5 * width for x in range(len(rows))])
+        ax.set_xticklabels([r["model"] for r in rows], rotation=30, ha="right")
+        ax.set_ylabel("time relative to PyTorch eager")
+        ax.axhline(1, color="grey", linewidth=0.5)
+        ax.set_title(f"CPU inference, {a.threads} threads ({a.machine.split(',')[0]})")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(a.out, "cpu.png"), dpi=120)
+    except ImportError:
+        print("(matplotlib missing: no cpu.png)")
+
+
+if __name__ == "__main__":
+    main()

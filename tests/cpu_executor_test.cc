@@ -1,0 +1,296 @@
+// The oneDNN CPU executor against the reference kernels: every operator the
+// bundled models use on small shapes, the awkward cases included (groups,
+// depthwise, asymmetric SAME padding, broadcasting, views, formats chosen by
+// oneDNN meeting operators that need row-major data), whole models, the
+// operator timer and the cost model's cache.
+#include <catch2/catch.hpp>
+
+#include "runtime/core/graph_analysis.h"
+#include "runtime/cost/cost_model.h"
+#include "runtime/exec/cpu/cpu_check.h"
+#include "runtime/exec/cpu/cpu_engine.h"
+#include "runtime/exec/cpu/cpu_graph.h"
+#include "runtime/exec/cpu/cpu_op_timer.h"
+#include "runtime/exec/executor.h"
+#include "runtime/models/model_zoo.h"
+#include "tests/op_params.h"
+
+using namespace superopt;
+using namespace superopt::test;
+
+namespace {
+
+TensorRef ref(NodeId id, int port = 0) {
+  return {id, port};
+}
+
+// Runs g on the backend and checks every operator on its own inputs, every
+// folded weight and the outputs against the reference in double.
+cpu::CpuCheck run_and_check(const Graph& g) {
+  cpu::KernelCache cache;
+  cpu::CpuGraph graph(cache, g, 3);
+  graph.run();
+  graph.run();  // a second run must give the same values (no state left between runs)
+  return cpu::check_against_reference(g, graph, 3);
+}
+
+void require_agrees(const Graph& g, double tolerance = 1e-5) {
+  cpu::CpuCheck c = run_and_check(g);
+  INFO("worst node " << c.worst_node << ", worst weight " << c.worst_weight << ", worst output "
+                     << c.worst_output);
+  CHECK(c.node_error < tolerance);
+  CHECK(c.weight_error < 1e-6);
+  CHECK(c.output_error < tolerance * 10);
+  CHECK(c.nodes_beyond_float == 0);
+}
+
+// The kernel node `id` gets with row-major inputs.
+cpu::NodeKernel kernel_of(const Graph& g, NodeId id) {
+  std::vector<cpu::memory::desc> given;
+  std::array<bool, kMaxInputs> weight{};
+  const std::vector<bool> weight_only = weight_only_nodes(g);
+  for (size_t i = 0; i < g.node(id).inputs().size(); ++i) {
+    given.push_back(cpu::plain_desc(g.shape(g.node(id).inputs()[i])));
+    weight[i] = weight_only[g.node(id).inputs()[i].node];
+  }
+  return cpu::build_kernel(g, id, given, std::span<const bool>(weight.data(), given.size()));
+}
+
+// Every operator node of g runs on oneDNN primitives, none on the reference kernel.
+void require_primitives(const Graph& g) {
+  const std::vector<bool> weight_only = weight_only_nodes(g);
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (weight_only[id] || runs_no_kernel(g, id)) continue;
+    INFO(op_signature(g, id));
+    CHECK_FALSE(kernel_of(g, id).reference);
+  }
+}
+
+// x -> conv(x, w) with the given kernel shape and parameters, into relu so the conv's
+// (possibly blocked) output meets another operator.
+Graph conv_graph(Shape x, Shape w, const OpParams& p) {
+  Graph g;
+  NodeId in = g.add_input("x", x);
+  NodeId k = g.add_weight("w", w);
+  NodeId c = g.add(OpType::conv2d, {ref(in), ref(k)}, p);
+  g.add_output(ref(g.add(OpType::relu, {ref(c)})));
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("convolutions: strides, SAME/VALID, asymmetric padding, groups, depthwise, relu", "[cpu]") {
+  struct Case {
+    Shape x, w;
+    OpParams p;
+  };
+  const Case cases[] = {
+      {{1, 3, 9, 9}, {8, 3, 3, 3}, conv(1, Padding::same, Activation::relu)},
+      {{2, 8, 8, 8}, {16, 8, 3, 3}, conv(2, Padding::same)},     // SAME with the odd pixel after
+      {{1, 16, 7, 10}, {16, 16, 1, 7}, conv(1, Padding::same)},  // rectangular kernel
+      {{1, 16, 9, 9}, {8, 16, 3, 3}, conv(2, Padding::valid)},   // VALID leaving a row unused
+      {{1, 16, 8, 8}, {32, 4, 3, 3}, conv(1, Padding::same)},    // 4 groups
+      {{1, 24, 11, 11}, {24, 1, 5, 5}, conv(2, Padding::same)},  // depthwise, asymmetric
+      {{1, 32, 6, 6}, {64, 32, 1, 1}, conv(1, Padding::valid, Activation::relu)},
+  };
+  for (const Case& c : cases) {
+    Graph g = conv_graph(c.x, c.w, c.p);
+    INFO(c.x.str() << " * " << c.w.str());
+    require_agrees(g);
+    require_primitives(g);
+  }
+}
+
+TEST_CASE("a folded weight subgraph (enlarge) feeds a convolution prepared once", "[cpu]") {
+  Graph g;
+  NodeId x = g.add_input("x", {1, 8, 6, 6});
+  NodeId small = g.add_weight("w", {8, 8, 1, 1});
+  OpParams big;
+  big.kernel_h = big.kernel_w = 3;
+  NodeId w = g.add(OpType::enlarge, {ref(small)}, big);
+  g.add_output(ref(g.add(OpType::conv2d, {ref(x), ref(w)}, conv(1, Padding::same))));
+  require_agrees(g);
+}
+
+TEST_CASE("matmul: plain, batched, a shared rank-2 operand, an activation on the right", "[cpu]") {
+  Graph g;
+  NodeId a = g.add_input("a", {5, 7});
+  NodeId w = g.add_weight("w", {7, 6});
+  NodeId b3 = g.add_input("b3", {3, 4, 5});
+  NodeId c3 = g.add_input("c3", {3, 5, 2});
+  NodeId plain = g.add(OpType::matmul, {ref(a), ref(w)});
+  NodeId batched = g.add(OpType::matmul, {ref(b3), ref(c3)});
+  NodeId shared = g.add(OpType::matmul, {ref(b3), ref(g.add_weight("w2", {5, 3}))});
+  NodeId right = g.add(OpType::matmul, {ref(g.add_input("l", {4, 5})), ref(plain)});
+  for (NodeId out : {batched, shared, right}) g.add_output(ref(out));
+  require_agrees(g);
+  require_primitives(g);
+}
+
+TEST_CASE("element-wise: same shapes in oneDNN's formats, broadcasting on either side, smul", "[cpu]") {
+  Graph g;
+  NodeId x = g.add_input("x", {2, 16, 5, 5});
+  NodeId c1 =
+      g.add(OpType::conv2d, {ref(x), ref(g.add_weight("w1", {16, 16, 3, 3}))}, conv(1, Padding::same));
+  NodeId c2 =
+      g.add(OpType::conv2d, {ref(x), ref(g.add_weight("w2", {16, 16, 1, 1}))}, conv(1, Padding::same));
+  NodeId sum = g.add(OpType::ewadd, {ref(c1), ref(c2)});    // both blocked
+  NodeId mixed = g.add(OpType::ewmul, {ref(sum), ref(x)});  // blocked * row-major
+  NodeId bias = g.add(OpType::ewadd, {ref(g.add_weight("b", {16, 1, 1})), ref(mixed)});  // broadcast first
+  NodeId scaled = g.add(OpType::ewmul, {ref(bias), ref(g.add_weight("s", {1, 16, 1, 1}))});
+  NodeId smul = g.add(OpType::smul, {ref(scaled), ref(g.add_weight("k", {1}))});
+  NodeId sig = g.add(OpType::sigmoid, {ref(smul)});
+  NodeId tanh = g.add(OpType::tanh, {ref(sig)});
+  NodeId rows = g.add_input("rows", {4, 6});
+  NodeId row_bias = g.add(OpType::ewadd, {ref(rows), ref(g.add_weight("rb", {6}))});
+  g.add_output(ref(tanh));
+  g.add_output(ref(row_bias));
+  require_agrees(g);
+  require_primitives(g);
+}
+
+TEST_CASE("both operands broadcast: the documented reference fallback", "[cpu]") {
+  Graph g;
+  NodeId sum = g.add(OpType::ewadd, {ref(g.add_input("a", {4, 1})), ref(g.add_input("b", {1, 5}))});
+  g.add_output(ref(sum));
+  require_agrees(g);
+  CHECK(kernel_of(g, sum).reference);
+}
+
+TEST_CASE("pooling: average counts padding, max ignores it, asymmetric SAME, VALID", "[cpu]") {
+  for (OpType op : {OpType::pool_avg, OpType::pool_max})
+    for (const OpParams& p :
+         {pool(3, 1, Padding::same), pool(3, 2, Padding::same), pool(2, 2, Padding::valid),
+          pool_window(1, 3, 2, Padding::same), pool(3, 2, Padding::valid)}) {
+      Graph g;
+      NodeId x = g.add_input("x", {1, 16, 8, 8});
+      NodeId c =
+          g.add(OpType::conv2d, {ref(x), ref(g.add_weight("w", {16, 16, 1, 1}))}, conv(1, Padding::same));
+      g.add_output(ref(g.add(op, {ref(c)}, p)));  // on the conv's format
+      g.add_output(ref(g.add(op, {ref(x)}, p)));  // on row-major input
+      INFO(op_name(op) << " k " << p.kernel_h << "x" << p.kernel_w << " stride " << p.stride_h);
+      require_agrees(g);
+      require_primitives(g);
+    }
+}
+
+TEST_CASE("concat and split: channel blocks, odd channel counts, views and copies", "[cpu]") {
+  for (int batch : {1, 2})
+    for (int channels : {16, 5}) {
+      Graph g;
+      NodeId x = g.add_input("x", {batch, 8, 6, 6});
+      NodeId a = g.add(OpType::conv2d, {ref(x), ref(g.add_weight("wa", {channels, 8, 1, 1}))},
+                       conv(1, Padding::same));
+      NodeId b =
+          g.add(OpType::conv2d, {ref(x), ref(g.add_weight("wb", {8, 8, 3, 3}))}, conv(1, Padding::same));
+      NodeId cat = g.add(OpType::concat, {ref(a), ref(b), ref(x)}, axis(1));
+      NodeId cat2 = g.add(OpType::concat, {ref(cat), ref(x)}, axis(1));
+      NodeId parts = g.add(OpType::split, {ref(cat2)}, axis(1));  // a view at batch 1, copies at 2
+      g.add_output(ref(g.add(OpType::relu, {ref(parts, 0)})));
+      g.add_output(ref(parts, 1));
+      g.add_output(ref(g.add(OpType::concat, {ref(x), ref(x)}, axis(3))));
+      INFO("batch " << batch << ", channels " << channels);
+      require_agrees(g);
+      require_primitives(g);
+    }
+}
+
+TEST_CASE("transpose, reshape of a blocked tensor, softmax, batchnorm at rank 4 and 2", "[cpu]") {
+  Graph g;
+  NodeId x = g.add_input("x", {1, 16, 4, 6});
+  NodeId c = g.add(OpType::conv2d, {ref(x), ref(g.add_weight("w", {16, 16, 3, 3}))}, conv(1, Padding::same));
+  auto stats = [&](const std::string& prefix, int64_t channels) {
+    std::vector<TensorRef> refs;
+    for (const char* part : {"scale", "bias", "mean"})
+      refs.push_back(ref(g.add_weight(prefix + part, {channels})));
+    std::vector<float> variances;  // positive, as a variance is
+    for (int64_t i = 0; i < channels; ++i) variances.push_back(0.5f + 0.1f * float(i));
+    refs.push_back(ref(g.add_weight(prefix + "var", {channels}, variances)));
+    return refs;
+  };
+  std::vector<TensorRef> bn_inputs = {ref(c)};
+  for (TensorRef t : stats("bn4.", 16)) bn_inputs.push_back(t);
+  NodeId bn = g.add(OpType::batchnorm, bn_inputs);
+  NodeId flat = g.add(OpType::reshape, {ref(bn)}, with_shape({16, 24}));
+  OpParams perm;
+  perm.perm = {1, 0, -1, -1, -1, -1};
+  NodeId t = g.add(OpType::transpose, {ref(flat)}, perm);
+  std::vector<TensorRef> bn2_inputs = {ref(t)};
+  for (TensorRef s : stats("bn2.", 16)) bn2_inputs.push_back(s);
+  NodeId bn2 = g.add(OpType::batchnorm, bn2_inputs);
+  NodeId three = g.add(OpType::reshape, {ref(bn2)}, with_shape({4, 6, 16}));
+  OpParams perm3;
+  perm3.perm = {2, 0, 1, -1, -1, -1};
+  NodeId t3 = g.add(OpType::transpose, {ref(three)}, perm3);
+  g.add_output(ref(g.add(OpType::softmax, {ref(t3)}, axis(2))));
+  g.add_output(ref(g.add(OpType::softmax, {ref(c)}, axis(1))));
+  require_agrees(g);
+  require_primitives(g);
+}
+
+TEST_CASE("an operator without a primitive (opaque) runs the reference kernel", "[cpu]") {
+  Graph g;
+  NodeId x = g.add_input("x", {2, 3});
+  NodeId o = g.add(OpType::opaque, {ref(g.add(OpType::relu, {ref(x)}))}, with_shape({3, 2}));
+  g.add_output(ref(g.add(OpType::tanh, {ref(o)})));
+  require_agrees(g);
+  CHECK(kernel_of(g, o).reference);
+}
+
+TEST_CASE("whole models agree with the CPU reference on the backend's own inputs", "[cpu]") {
+  for (const char* name : {"squeezenet", "resnet_blocks:1", "inceptione_blocks:1", "nasrnn", "sru"}) {
+    INFO(name);
+    Graph g = build_builtin_model(name);
+    require_agrees(g, 1e-4);
+    require_primitives(g);
+  }
+  // bert: random weights without normalization overflow float by layer 7; those
+  // operators are counted apart, the others must agree.
+  cpu::CpuCheck c = run_and_check(build_builtin_model("bert"));
+  CHECK(c.node_error < 1e-4);
+  CHECK(c.nodes_beyond_float < 10);  // 6 with seed 3
+}
+
+TEST_CASE("the operator timer and the cpu cost model measure once per signature", "[cpu]") {
+  std::unique_ptr<Executor> executor = make_executor(DeviceKind::cpu, ExecOptions{1, 3, 1, false, 1});
+  Graph g = build_builtin_model("squeezenet");
+  CostTable table;
+  table.info = executor->table_info();
+  CHECK(table.info.device_kind == "cpu");
+  CHECK(table.info.threads == 1);
+  CHECK_FALSE(table.info.onednn.empty());
+  const int measured = executor->measure(std::span<const Graph>(&g, 1), table, nullptr);
+  CHECK(measured > 0);
+  CHECK(executor->measure(std::span<const Graph>(&g, 1), table, nullptr) == 0);
+  for (const auto& [signature, entry] : table.entries()) {
+    INFO(signature);
+    CHECK(entry.cost_ms > 0);
+    CHECK(entry.algorithm.starts_with("onednn:"));
+  }
+  std::unique_ptr<MeasuredCostModel> model = executor->cost_model();
+  const double first = graph_cost_ms(g, *model);
+  const size_t entries = model->measured().size();
+  CHECK(first > 0);
+  CHECK(entries > 0);
+  CHECK(graph_cost_ms(g, *model) == first);  // cached, not measured again
+  CHECK(model->measured().size() == entries);
+}
+
+TEST_CASE("thread counts outside 1..cores and unknown devices are refused", "[cpu]") {
+  CHECK_THROWS_WITH(make_executor(DeviceKind::cpu, ExecOptions{1, 1, 1, false, cpu::available_cores() + 1}),
+                    Catch::Contains("cores of this machine"));
+  CHECK_THROWS_WITH(checked_threads(0, "run"), Catch::Contains("--threads 0 is not between 1"));
+  CHECK_THROWS_WITH(parse_device("tpu"), Catch::Contains("unknown device 'tpu'"));
+}
+
+TEST_CASE("a CPU table from another machine is reported, one from here is not", "[cpu]") {
+  CostTableInfo here = make_executor(DeviceKind::cpu, ExecOptions{})->table_info();
+  CHECK(table_provenance_mismatch(here) == "");
+  CostTableInfo other = here;
+  other.device = "Some Other CPU";
+  other.onednn = "3.0.0";
+  const std::string why = table_provenance_mismatch(other);
+  CHECK_THAT(why, Catch::Contains("Some Other CPU") && Catch::Contains("oneDNN '3.0.0'"));
+  CostTableInfo gpu;  // GPU tables are judged on their GPU
+  CHECK(table_provenance_mismatch(gpu) == "");
+}
