@@ -355,7 +355,7 @@ const NodeKernel& KernelCache::get(const Graph& g, NodeId id, std::span<const me
                                    std::span<const bool> weight) {
   std::string key = op_signature(g, id);
   for (size_t i = 0; i < given.size(); ++i)
-    key += "|" + std::to_string(format_id(given[i])) + (weight[i] ? "w" : "a");
+    key.append("|").append(std::to_string(format_id(given[i]))).append(weight[i] ? "w" : "a");  // not +: GCC 12 -Wrestrict
   auto it = kernels_.find(key);
   if (it == kernels_.end()) it = kernels_.emplace(key, build_kernel(g, id, given, weight)).first;
   return it->second;
