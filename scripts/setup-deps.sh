@@ -12,6 +12,8 @@ packages=(
   slurm-wlm munge
   python3-h5py python3-matplotlib python3-z3
   python3-torch  # tests/torch_tests.cmake: PyTorch 1.13 (CPU), about 570 MB
+  libonnx-dev libprotobuf-dev protobuf-compiler  # runtime/formats/onnx_*: ONNX 1.12 C++ and protobuf
+  python3-onnx python3-torchvision               # tests/onnx_tests.cmake, scripts/bench/onnx_torch.py
 )
 
 missing=()

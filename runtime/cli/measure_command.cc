@@ -32,18 +32,20 @@ std::string default_table_path(const std::string& device) {
 }  // namespace
 
 int measure_command(const std::vector<std::string>& args) {
-  const std::string usage = "superopt measure MODEL... [--out FILE] [--repeat N] [--warmup N] [--tf32]";
-  std::vector<std::string> models;
+  const std::string usage =
+      "superopt measure MODEL... [--out FILE] [--repeat N] [--warmup N] [--tf32] [--input-shape NAME=DIMS]";
+  std::vector<std::string> models, input_shapes;
   std::string out;
   GpuOptions options;
   options.repeats = 50;
   po::options_description desc("options");
-  desc.add_options()("model", po::value(&models), "graph files or builtin:NAME models")(
+  desc.add_options()("model", po::value(&models), "graph files, ONNX models or builtin:NAME models")(
       "out", po::value(&out), "cost table to append to (default data/costs/DEVICE.h5)")(
       "repeat", po::value(&options.repeats), "timed runs per operator; the median is stored (default 50)")(
       "warmup", po::value(&options.warmup), "untimed runs first (default 10)")(
       "tf32", po::bool_switch(&options.allow_tf32),
       "allow TF32 tensor cores for float32 (default: strict FP32)");
+  cli::add_model_options(desc, input_shapes);
   po::positional_options_description positional;
   positional.add("model", -1);
   if (!cli::parse(usage, desc, positional, args)) return cli::kExitOk;
@@ -52,7 +54,7 @@ int measure_command(const std::vector<std::string>& args) {
   require_gpu("measure");
 
   std::vector<Graph> graphs;
-  for (const std::string& m : models) graphs.push_back(load_model(m));
+  for (const std::string& m : models) graphs.push_back(load_model(m, cli::model_options(input_shapes)));
   CostTableInfo info = gpu_table_info();
   if (out.empty()) out = default_table_path(info.device);
   CostTable table;

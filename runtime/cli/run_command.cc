@@ -28,12 +28,14 @@ constexpr double kTf32Tolerance = 2e-2;
 
 int run_command(const std::vector<std::string>& args) {
   const std::string usage =
-      "superopt run MODEL --gpu [--repeat N] [--warmup N] [--check] [--op-sum] [--seed S] [--tf32] [--json]";
+      "superopt run MODEL --gpu [--repeat N] [--warmup N] [--check] [--op-sum] [--seed S] [--tf32] "
+      "[--input-shape NAME=DIMS] [--json]";
   std::string model;
+  std::vector<std::string> input_shapes;
   bool gpu = false, check = false, op_sum = false, json = false;
   GpuOptions options;
   po::options_description desc("options");
-  desc.add_options()("model", po::value(&model), "a graph file or builtin:NAME")(
+  desc.add_options()("model", po::value(&model), "a graph file, an ONNX model or builtin:NAME")(
       "gpu", po::bool_switch(&gpu),
       "run on CUDA device 0 (required: the CPU reference is `superopt graph run`)")(
       "repeat", po::value(&options.repeats), "timed whole-graph runs (default 100)")(
@@ -45,6 +47,7 @@ int run_command(const std::vector<std::string>& args) {
       "tf32", po::bool_switch(&options.allow_tf32),
       "allow TF32 tensor cores for float32 (default: strict FP32)")("json", po::bool_switch(&json),
                                                                     "print one JSON object");
+  cli::add_model_options(desc, input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(usage, desc, positional, args)) return cli::kExitOk;
@@ -53,7 +56,7 @@ int run_command(const std::vector<std::string>& args) {
   cli::require_positive(options.repeats, "--repeat");
   require_gpu("run --gpu");
 
-  Graph g = load_model(model);
+  Graph g = load_model(model, cli::model_options(input_shapes));
   GpuRunReport r = gpu_run_graph(g, options, check, op_sum);
   const double tolerance = options.allow_tf32 ? kTf32Tolerance : kFp32Tolerance;
   const bool check_failed = r.checked && !(r.node_error <= tolerance && r.weight_error <= tolerance);

@@ -9,8 +9,21 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/hashing.h"
+#include "runtime/core/imported_ops.h"
 
 namespace superopt {
+namespace {
+std::string shapes_str(std::span<const TensorDesc* const> inputs);
+}  // namespace
+
+namespace registry_detail {
+void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why) {
+  std::string msg = std::string(op_name(op)) + ": " + why;
+  if (!inputs.empty()) msg += " (inputs " + shapes_str(inputs) + ")";
+  throw Error(msg);
+}
+}  // namespace registry_detail
+
 namespace {
 
 constexpr uint32_t bit(Param p) {
@@ -47,12 +60,24 @@ constexpr OpInfo kOps[] = {
     {"batchnorm", 5, 5, 1, false, bit(Param::epsilon), "inference batch norm: x, scale, bias, mean, var"},
     {"reshape", 1, 1, 1, false, bit(Param::shape), "same elements, new shape", View::always},
     {"softmax", 1, 1, 1, false, bit(Param::axis), "softmax along an axis"},
+    {"ewsub", 2, 2, 1, false, 0, "element-wise subtraction (broadcasting)", View::never, true},
+    {"ewdiv", 2, 2, 1, false, 0, "element-wise division (broadcasting)", View::never, true},
+    {"sqrt", 1, 1, 1, false, 0, "square root", View::never, true},
+    {"erf", 1, 1, 1, false, 0, "error function", View::never, true},
+    {"clip", 1, 1, 1, false, bit(Param::limits), "clamp to [lo, hi]", View::never, true},
+    {"pad", 1, 1, 1, false, bit(Param::pads) | bit(Param::value), "pad the last two dimensions with a value",
+     View::never, true},
+    {"slice", 1, 1, 1, false, bit(Param::axis) | bit(Param::range), "elements [begin, end) along an axis",
+     View::never, true},
+    {"reduce_mean", 1, 1, 1, false, bit(Param::axes), "mean over some axes, kept as size 1", View::never,
+     true},
     {"opaque", 0, kMaxInputs, 1, false, bit(Param::shape), "unknown operator, never rewritten"},
 };
 static_assert(std::size(kOps) == kNumOpTypes);
 
-constexpr std::string_view kParamNames[] = {"shape",      "perm", "kernel",  "stride", "padding",
-                                            "activation", "axis", "epsilon", "groups", "into"};
+constexpr std::string_view kParamNames[] = {"shape",      "perm",  "kernel",  "stride", "padding",
+                                            "activation", "axis",  "epsilon", "groups", "into",
+                                            "pads",       "value", "limits",  "range",  "axes"};
 static_assert(std::size(kParamNames) == kNumParams);
 
 std::string shapes_str(std::span<const TensorDesc* const> inputs) {
@@ -64,11 +89,7 @@ std::string shapes_str(std::span<const TensorDesc* const> inputs) {
   return s;
 }
 
-[[noreturn]] void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why) {
-  std::string msg = std::string(op_name(op)) + ": " + why;
-  if (!inputs.empty()) msg += " (inputs " + shapes_str(inputs) + ")";
-  throw Error(msg);
-}
+using registry_detail::fail;
 
 const SplitTree kNoSplits;
 
@@ -359,7 +380,14 @@ bool params_equal(OpType op, const OpParams& a, const OpParams& b) {
          (!info.takes(Param::groups) || a.groups == b.groups) &&
          (!info.takes(Param::into) || a.into == b.into) &&
          (!info.takes(Param::epsilon) ||
-          std::bit_cast<uint32_t>(a.epsilon) == std::bit_cast<uint32_t>(b.epsilon));
+          std::bit_cast<uint32_t>(a.epsilon) == std::bit_cast<uint32_t>(b.epsilon)) &&
+         (!info.takes(Param::pads) || a.pads == b.pads) &&
+         (!info.takes(Param::value) ||
+          std::bit_cast<uint32_t>(a.value) == std::bit_cast<uint32_t>(b.value)) &&
+         (!info.takes(Param::limits) || (std::bit_cast<uint32_t>(a.lo) == std::bit_cast<uint32_t>(b.lo) &&
+                                         std::bit_cast<uint32_t>(a.hi) == std::bit_cast<uint32_t>(b.hi))) &&
+         (!info.takes(Param::range) || (a.begin == b.begin && a.end == b.end)) &&
+         (!info.takes(Param::axes) || a.axes == b.axes);
 }
 
 uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed) {
@@ -379,6 +407,13 @@ uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed) {
   if (info.takes(Param::epsilon)) h = hash_combine(h, std::bit_cast<uint32_t>(p.epsilon));
   if (info.takes(Param::groups)) h = hash_combine(h, static_cast<uint64_t>(p.groups));
   if (info.takes(Param::into)) h = hash_combine(h, static_cast<uint64_t>(p.into));
+  if (info.takes(Param::pads))
+    for (int32_t d : p.pads) h = hash_combine(h, static_cast<uint64_t>(d));
+  if (info.takes(Param::value)) h = hash_combine(h, std::bit_cast<uint32_t>(p.value));
+  if (info.takes(Param::limits))
+    h = hash_combine(hash_combine(h, std::bit_cast<uint32_t>(p.lo)), std::bit_cast<uint32_t>(p.hi));
+  if (info.takes(Param::range)) h = hash_combine(hash_combine(h, p.begin), p.end);
+  if (info.takes(Param::axes)) h = hash_combine(h, p.axes);
   return h;
 }
 
@@ -399,6 +434,16 @@ std::string params_str(OpType op, const OpParams& p) {
   if (info.takes(Param::epsilon)) s << sep() << "epsilon=" << p.epsilon;
   if (info.takes(Param::groups)) s << sep() << "groups=" << p.groups;
   if (info.takes(Param::into)) s << sep() << "into=" << p.into;
+  if (info.takes(Param::pads))
+    s << sep() << "pads=" << p.pads[0] << "," << p.pads[1] << "," << p.pads[2] << "," << p.pads[3];
+  if (info.takes(Param::value)) s << sep() << "value=" << p.value;
+  if (info.takes(Param::limits)) s << sep() << "limits=" << p.lo << "," << p.hi;
+  if (info.takes(Param::range)) s << sep() << "range=" << p.begin << "," << p.end;
+  if (info.takes(Param::axes)) {
+    s << sep() << "axes=";
+    for (int i = 0, n = 0; i < kMaxRank; ++i)
+      if (p.axes & (1u << i)) s << (n++ ? "," : "") << i;
+  }
   return s.str();
 }
 
@@ -469,6 +514,18 @@ void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* con
       return infer_batchnorm(in, out[0]);
     case OpType::reshape:
       return infer_reshape(p, in, out[0]);
+    case OpType::ewsub:
+    case OpType::ewdiv:
+      return infer_broadcast(op, in, out[0]);
+    case OpType::sqrt:
+    case OpType::erf:
+    case OpType::clip:
+      out[0] = *in[0];
+      return;
+    case OpType::pad:
+    case OpType::slice:
+    case OpType::reduce_mean:
+      return infer_reshaping_import(op, p, in, out[0]);
     case OpType::opaque:
       if (!p.shape.all_positive())
         fail(op, in, "output shape " + p.shape.str() + " has a non-positive dimension");
@@ -506,9 +563,19 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     case OpType::smul:
     case OpType::relu:
     case OpType::opaque:
+    case OpType::ewsub:
+    case OpType::ewdiv:
+    case OpType::sqrt:
       c.flops = n;
       break;
+    case OpType::clip:
+      c.flops = 2 * n;
+      break;
+    case OpType::reduce_mean:
+      c.flops = in[0]->shape.num_elements();
+      break;
     case OpType::sigmoid:
+    case OpType::erf:
     case OpType::tanh:
       c.flops = 4 * n;
       break;
@@ -518,7 +585,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     case OpType::softmax:
       c.flops = 3 * n;
       break;
-    default:  // data movement: transpose, enlarge, merge_groups, concat, split
+    default:  // data movement: transpose, enlarge, merge_groups, concat, split, pad, slice
       break;
   }
   return c;
