@@ -11,7 +11,10 @@ exporter), import it with superopt and compare, on the same input:
 
 Prints one row per model: ONNX nodes, our operators, cost before/after, rules
 applied, both max-norm relative errors, and PASS when both are under the bound
-(1e-9 with --preserve, 1e-5 without). Exit 1 if any model fails, 2 on bad use.
+(1e-9 with --preserve, 1e-5 without; 1e-7 at least for the GELU transformers, whose
+exported graph holds sqrt(2) as float32, 1.7e-8 off, which alone costs about 1e-8:
+transformer_small_relu, the same model with relu, meets 1e-9). Exit 1 if any model
+fails, 2 on bad use.
 
   /usr/bin/python3 scripts/bench/onnx_torch.py resnet18 squeezenet1_1 --preserve
 """
@@ -35,7 +38,8 @@ def build(name, torch, seed):
         layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True)
         return torch.nn.TransformerEncoder(layer, 4).eval(), (1, 128, 768)
     if name.startswith("transformer_small"):  # CI size: same structure, 2 layers of d_model 64
-        layer = torch.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, activation="gelu", batch_first=True)
+        act = "relu" if name.endswith("relu") else "gelu"
+        layer = torch.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, activation=act, batch_first=True)
         return torch.nn.TransformerEncoder(layer, 2).eval(), (1, 16, 64)
     import torchvision
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
@@ -80,7 +84,7 @@ def check_model(name, args, torch, onnx):
     t0 = time.time()
     check = json.loads(run([args.superopt, "graph", "check", path, "--json", "--cost", args.cost], "import"))
     row["import_s"] = time.time() - t0
-    row["operators"] = check["operators"]
+    row["operators"] = check["totals"]["operators"]
     run([args.superopt, "graph", "run", path, "--dump", os.path.join(out, "ours.h5")], "graph run")
     sources, ours = dump_values(os.path.join(out, "ours.h5"))
     with torch.inference_mode():
@@ -98,7 +102,7 @@ def check_model(name, args, torch, onnx):
             raise RuntimeError("the optimized model was run on another input")
         row.update(cost_before=result["cost_before"], cost_after=result["cost_after"],
                    rules=sum(result["rules_applied"].values()), optimized_error=relative_error(opt_out[0], reference),
-                   optimized_operators=json.loads(run([args.superopt, "graph", "check", opt, "--json"], "check"))["operators"])
+                   optimized_operators=json.loads(run([args.superopt, "graph", "check", opt, "--json"], "check"))["totals"]["operators"])
     return row
 
 
@@ -118,7 +122,7 @@ def main(argv):
     p.add_argument("--out", default="onnx-torch-out", help="folder for the exported models and dumps")
     args = p.parse_args(argv)
     for m in args.models:
-        if m not in MODELS and m != "transformer_small":
+        if m not in MODELS and not m.startswith("transformer_small"):
             p.error(f"unknown model '{m}' (known: {', '.join(MODELS)}, transformer_small)")
     if not os.path.exists(args.superopt):
         p.error(f"no superopt binary at {args.superopt} (--superopt or $SUPEROPT)")
@@ -138,12 +142,13 @@ def main(argv):
             print(f"{name:<20} FAIL: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
             failed = True
             continue
-        ok = r["error"] <= bound and r.get("optimized_error", 0) <= bound
+        limit = max(bound, 1e-7) if name.startswith("transformer") and not name.endswith("relu") else bound
+        ok = r["error"] <= limit and r.get("optimized_error", 0) <= limit
         failed |= not ok
         print(f"{name:<20} {r['onnx_nodes']:>6} {r['operators']:>5} {fmt(r.get('optimized_operators'), 'd'):>7} "
               f"{r['import_s']:>8.2f} {fmt(r.get('cost_before'), '.4f'):>11} {fmt(r.get('cost_after'), '.4f'):>10} "
               f"{fmt(r.get('rules'), 'd'):>5} {r['error']:>9.2e} {fmt(r.get('optimized_error'), '.2e'):>9}  "
-              f"{'PASS' if ok else 'FAIL'}", flush=True)
+              f"{'PASS' if ok else 'FAIL'}{'' if limit == bound else f' (bound {limit:g})'}", flush=True)
     return 1 if failed else 0
 
 
