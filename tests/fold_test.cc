@@ -38,3 +38,20 @@ TEST_CASE("operators on weights with data are folded into weights after the sear
   CHECK(v[0] == 0.5f);
   CHECK(numerical_check(g, f.graph, 5, int64_t(1) << 40).passed);
 }
+
+// Imported models bring their weights: the check must compare on those values, not
+// on seeded random ones, or a rewrite that changed a weight's data would pass.
+TEST_CASE("the numerical check runs on the weights' own data") {
+  auto model = [](float last) {
+    Graph g;
+    NodeId x = g.add_input("x", {1, 2, 4, 4});
+    std::vector<float> w(2 * 2 * 3 * 3, 0.25f);
+    w.back() = last;
+    g.add_output({g.add(OpType::conv2d, {{x}, {g.add_weight("w", {2, 2, 3, 3}, w)}}, conv_params())});
+    return g;
+  };
+  CHECK(numerical_check(model(0.25f), model(0.25f), 5, int64_t(1) << 40).passed);
+  NumericalCheck differs = numerical_check(model(0.25f), model(0.5f), 5, int64_t(1) << 40);
+  CHECK_FALSE(differs.passed);
+  CHECK(differs.max_relative_error > 1e-3);
+}
