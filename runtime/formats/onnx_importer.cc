@@ -40,7 +40,13 @@ std::vector<int64_t> Importer::input_dims(const onnx::NodeProto& n, int i) const
   return dims;
 }
 
-std::string Importer::unique_name(const std::string& base) {
+// Exporters name values like "/layer1/conv/Conv_output_0": '/' cannot name an HDF5
+// dataset (graph run --dump) and ':' separates a port in graph files, so both become
+// '.', without the leading one. Inputs keep their names (the model's interface).
+std::string Importer::unique_name(const std::string& given) {
+  std::string base = given.size() > 1 && given[0] == '/' ? given.substr(1) : given;
+  for (char& c : base)
+    if (c == '/' || c == ':') c = '.';
   std::string name = base.empty() ? "const" : base;
   for (int k = 1; used_names_.count(name); ++k) name = base + "_" + std::to_string(k);
   used_names_.insert(name);
