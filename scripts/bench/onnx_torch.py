@@ -93,8 +93,11 @@ def check_model(name, args, torch, onnx):
     row["error"] = relative_error(ours[0], reference)
     if args.rules:
         opt = os.path.join(out, f"{name}-optimized.onnx")
-        result = json.loads(run([args.superopt, "optimize", path, "--rules", args.rules, "--out", opt, "--json",
-                                 "--cost", args.cost, "--time-limit", str(args.time_limit)], "optimize"))
+        text = run([args.superopt, "optimize", path, "--rules", args.rules, "--out", opt, "--json", "--cost",
+                    args.cost, "--time-limit", str(args.time_limit)], "optimize")
+        with open(os.path.join(out, "optimize.json"), "w") as f:  # what the optimizer changed, rule by rule
+            f.write(text)
+        result = json.loads(text)
         onnx.checker.check_model(opt)
         run([args.superopt, "graph", "run", opt, "--dump", os.path.join(out, "optimized.h5")], "graph run optimized")
         opt_sources, opt_out = dump_values(os.path.join(out, "optimized.h5"))
