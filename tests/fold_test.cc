@@ -55,3 +55,25 @@ TEST_CASE("the numerical check runs on the weights' own data") {
   CHECK_FALSE(differs.passed);
   CHECK(differs.max_relative_error > 1e-3);
 }
+
+// TASO's merge of two convolutions (conv(x, concat(w1, w2)) then split) on weights
+// with data: the concat carries the split tree the split undoes, so it must stay.
+TEST_CASE("a concatenation of weights that a split undoes is not folded") {
+  Graph g;
+  NodeId x = g.add_input("x", {1, 2, 5, 5});
+  NodeId w1 = g.add_weight("w1", {3, 2, 3, 3}, std::vector<float>(54, 0.5f));
+  NodeId w2 = g.add_weight("w2", {4, 2, 3, 3}, std::vector<float>(72, -0.25f));
+  OpParams axis0;
+  axis0.axis = 0;
+  NodeId cat = g.add(OpType::concat, {{w1}, {w2}}, axis0);
+  NodeId c = g.add(OpType::conv2d, {{x}, {cat}}, conv_params());
+  OpParams axis1;
+  axis1.axis = 1;
+  NodeId sp = g.add(OpType::split, {{c}}, axis1);
+  g.add_output({sp, 0});
+  g.add_output({sp, 1});
+  Folded f = fold_precomputed(g);
+  CHECK(f.weights == 0);
+  CHECK(f.graph.num_operators() == g.num_operators());
+  CHECK(numerical_check(g, f.graph, 5, int64_t(1) << 40).passed);
+}
