@@ -12,6 +12,8 @@
 
 #include "runtime/core/arith.h"
 #include "runtime/core/error.h"
+#include "runtime/core/evaluator.h"
+#include "runtime/core/graph_analysis.h"
 #include "runtime/core/kernels.h"
 
 namespace superopt {
@@ -322,6 +324,42 @@ void Writer::write(const std::vector<std::string>& output_names) {
     value_info(*out_.add_output(), final_names[k], g_.shape(g_.outputs()[k]));
 }
 
+// Weight-only operators whose weights all have data, computed once in double: ONNX
+// receives the optimizer's weights (enlarged, concatenated, merged, folded) as
+// initializers. Consumers keep their descriptors (split trees included): the writer
+// reads only shapes, which do not change.
+Graph with_computed_weights(const Graph& g) {
+  std::vector<bool> fixed = weight_only_nodes(g);
+  std::vector<char> known(g.num_nodes(), 0);
+  const std::optional<std::vector<NodeId>> order = g.topological_order();
+  if (!order) throw Error("ONNX export: the graph has a cycle");
+  for (NodeId id : *order) {
+    const Node& n = g.node(id);
+    bool ok = n.op != OpType::weight || g.weight_data(id) != nullptr;
+    for (TensorRef t : n.inputs()) ok = ok && known[t.node];
+    known[id] = ok;
+  }
+  std::vector<TensorRef> frontier;
+  for (TensorRef t : weight_only_frontier(g, fixed))
+    if (g.node(t.node).num_inputs > 0 && known[t.node]) frontier.push_back(t);
+  if (frontier.empty()) return g;
+  Graph values = g;
+  values.set_outputs(frontier);
+  values.remove_unused();
+  RealArith<double> ar;
+  std::vector<Tensor<double>> results = evaluate(values, ar, random_sources(ar, 0));
+  Graph out = g;
+  for (size_t k = 0; k < frontier.size(); ++k) {
+    std::string name = "computed_" + std::to_string(k);
+    while (out.find(name)) name += "_";
+    NodeId w = out.add_weight(name, g.shape(frontier[k]),
+                              std::vector<float>(results[k].data.begin(), results[k].data.end()));
+    out.replace_uses(frontier[k], {w, 0});
+  }
+  out.remove_unused();
+  return out;
+}
+
 }  // namespace
 
 std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& output_names,
@@ -334,7 +372,8 @@ std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& out
   opset->set_version(kOnnxExportOpset);
   onnx::GraphProto& graph = *model.mutable_graph();
   graph.set_name(graph_name.empty() ? "superopt" : std::string(graph_name));
-  Writer(g, graph).write(output_names);
+  const Graph computed = with_computed_weights(g);
+  Writer(computed, graph).write(output_names);
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {

@@ -1,5 +1,7 @@
 // Exporting graphs as ONNX models (opset 13): weights with data become
-// initializers, weights without data (builtin models) graph inputs, TASO's
+// initializers, and so do weight-only operators on them (computed once: the
+// optimizer's enlarged, concatenated and merged kernels), weights without data
+// (builtin models) graph inputs, TASO's
 // constants initializers with their values, and each operator the ONNX nodes
 // that compute the same thing. The model passes onnx::checker before it is written.
 #pragma once
