@@ -104,9 +104,10 @@ void read_source_group(const Json& v, size_t i, const std::string& file, SourceN
 
 // Inputs and weights are the sources graphs read, and opaque is never
 // rewritten. The constants have no inputs either, yet are operators: as in
-// TASO's generator, using one costs an operator that materialises it.
+// TASO's generator, using one costs an operator that materialises it. Operators
+// only imported models use have no axioms, so no rule may contain them.
 bool enumerable(OpType op) {
-  return op != OpType::input && op != OpType::weight && op != OpType::opaque;
+  return op != OpType::input && op != OpType::weight && op != OpType::opaque && !op_info(op).from_import;
 }
 
 std::string enumerable_operators() {

@@ -13,6 +13,8 @@ packages=(
   python3-h5py python3-matplotlib python3-z3
   libdnnl-dev  # runtime/exec/cpu/: oneDNN 2.6, the CPU executor
   python3-torch  # tests/torch_tests.cmake: PyTorch 1.13 (CPU), about 570 MB
+  libonnx-dev libprotobuf-dev protobuf-compiler  # runtime/formats/onnx_*: ONNX 1.12 C++ and protobuf
+  python3-onnx python3-torchvision               # tests/onnx_tests.cmake, scripts/bench/onnx_torch.py
 )
 
 missing=()

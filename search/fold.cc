@@ -19,6 +19,15 @@ bool values_known(const Graph& g, NodeId id, std::vector<char>& known, std::vect
   return ok;
 }
 
+// A weight carries no split trees: a concatenation of weights that a later split
+// undoes (or whose trees reach the consumers' descriptors) stays an operator, or
+// the consumers' stored shapes would go stale and the split would lose its point.
+bool has_split_trees(const TensorDesc& d) {
+  for (int i = 0; i < d.shape.rank(); ++i)
+    if (!d.splits[i].empty()) return true;
+  return false;
+}
+
 std::string fresh_name(const Graph& g, int& counter) {
   for (;;) {
     std::string name = std::string("folded_").append(std::to_string(counter++));
@@ -35,7 +44,8 @@ Folded fold_precomputed(const Graph& g) {
   // the caller, whose values are known now.
   std::vector<TensorRef> frontier;
   for (TensorRef t : weight_only_frontier(g, fixed))
-    if (g.node(t.node).num_inputs > 0 && values_known(g, t.node, known, seen)) frontier.push_back(t);
+    if (g.node(t.node).num_inputs > 0 && values_known(g, t.node, known, seen) && !has_split_trees(g.desc(t)))
+      frontier.push_back(t);
   Folded out{g, 0, 0};
   if (frontier.empty()) return out;
 

@@ -21,6 +21,7 @@
 #include "runtime/core/graph_hash.h"
 #include "runtime/exec/cost_models.h"
 #include "runtime/formats/graph_json.h"
+#include "runtime/formats/model_file.h"
 #include "runtime/models/model_zoo.h"
 #include "runtime/rewrite/derivation.h"
 #include "search/search.h"
@@ -35,10 +36,12 @@ constexpr const char* kUsage =
     "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
     "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
-    "[--search backtracking|pruning|dpp|sampling|exhaustive] [--max-length 10] [--sample-size 20] [--eta 1]";
+    "[--search backtracking|pruning|dpp|sampling|exhaustive] [--max-length 10] [--sample-size 20] [--eta 1] "
+    "[--input-shape NAME=DIMS]";
 
 struct OptimizeArgs {
   std::string model, rules, cost = "analytic:h100", out, search = "backtracking";
+  std::vector<std::string> input_shapes;
   SearchOptions options;
   bool json = false;
   bool mark_suspects = false;  // write suspects back to the database as unknown
@@ -72,7 +75,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   OptimizeArgs a;
   SearchOptions& o = a.options;
   po::options_description options("options");
-  options.add_options()("model", po::value(&a.model), "a graph file (JSON) or builtin:NAME")(
+  options.add_options()("model", po::value(&a.model), "a graph file (JSON), an ONNX model or builtin:NAME")(
       "rules", po::value(&a.rules), "the rule database (HDF5)")(
       "alpha", po::value(&o.alpha), "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
       "budget", po::value(&o.budget), "graphs taken from the queue in all (default 1000)")(
@@ -80,8 +83,8 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "cost", po::value(&a.cost), "analytic:DEVICE, table:FILE or gpu (default analytic:h100)")(
       "split-threshold", po::value(&o.split_threshold),
       "largest part in operators; 0: no split (default 30)")(
-      "out", po::value(&a.out), "write the optimized graph here (JSON)")("json", po::bool_switch(&a.json),
-                                                                         "print one JSON object")(
+      "out", po::value(&a.out), "write the optimized graph here (ONNX if it ends in .onnx, else JSON)")(
+      "json", po::bool_switch(&a.json), "print one JSON object")(
       "allow-unverified", po::bool_switch(&o.allow_unverified), "also use candidate (unverified) rules")(
       "minimal-rules", po::bool_switch(&o.minimal_rules),
       "use only the minimal set: verified rules, not those derived from them")(
@@ -98,6 +101,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
                                    "K: longest substitution sequence (OCGGS searches; default 10)")(
       "sample-size", po::value(&o.sample_size), "Q: sequences sampling keeps per length (default 20)")(
       "eta", po::value(&o.eta), "successive cost increases sampling allows (default 1)");
+  cli::add_model_options(options, a.input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
@@ -251,7 +255,8 @@ int optimize_command(const std::vector<std::string>& args) {
   // them in the heap, not in fresh (kernel-zeroed) mappings.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  Graph model = load_model(a->model);
+  LoadedModel loaded = load_named_model(a->model, cli::model_options(a->input_shapes));
+  const Graph& model = loaded.graph;
   RuleDatabase db = RuleDatabase::read(a->rules);
   check_opset(db, model, a->rules);
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
@@ -271,9 +276,7 @@ int optimize_command(const std::vector<std::string>& args) {
     return cli::kExitFailure;
   }
   if (!a->out.empty()) {
-    std::string text = write_graph_json(r.graph, "optimized");
-    std::ofstream f(a->out);
-    if (!(f << text)) throw Error("cannot write " + a->out);
+    write_model_file(a->out, r.graph, "optimized", loaded.output_names);
     if (!a->json) std::cout << "wrote " << a->out << "\n";
   }
   return cli::kExitOk;

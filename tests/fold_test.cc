@@ -38,3 +38,42 @@ TEST_CASE("operators on weights with data are folded into weights after the sear
   CHECK(v[0] == 0.5f);
   CHECK(numerical_check(g, f.graph, 5, int64_t(1) << 40).passed);
 }
+
+// Imported models bring their weights: the check must compare on those values, not
+// on seeded random ones, or a rewrite that changed a weight's data would pass.
+TEST_CASE("the numerical check runs on the weights' own data") {
+  auto model = [](float last) {
+    Graph g;
+    NodeId x = g.add_input("x", {1, 2, 4, 4});
+    std::vector<float> w(2 * 2 * 3 * 3, 0.25f);
+    w.back() = last;
+    g.add_output({g.add(OpType::conv2d, {{x}, {g.add_weight("w", {2, 2, 3, 3}, w)}}, conv_params())});
+    return g;
+  };
+  CHECK(numerical_check(model(0.25f), model(0.25f), 5, int64_t(1) << 40).passed);
+  NumericalCheck differs = numerical_check(model(0.25f), model(0.5f), 5, int64_t(1) << 40);
+  CHECK_FALSE(differs.passed);
+  CHECK(differs.max_relative_error > 1e-3);
+}
+
+// TASO's merge of two convolutions (conv(x, concat(w1, w2)) then split) on weights
+// with data: the concat carries the split tree the split undoes, so it must stay.
+TEST_CASE("a concatenation of weights that a split undoes is not folded") {
+  Graph g;
+  NodeId x = g.add_input("x", {1, 2, 5, 5});
+  NodeId w1 = g.add_weight("w1", {3, 2, 3, 3}, std::vector<float>(54, 0.5f));
+  NodeId w2 = g.add_weight("w2", {4, 2, 3, 3}, std::vector<float>(72, -0.25f));
+  OpParams axis0;
+  axis0.axis = 0;
+  NodeId cat = g.add(OpType::concat, {{w1}, {w2}}, axis0);
+  NodeId c = g.add(OpType::conv2d, {{x}, {cat}}, conv_params());
+  OpParams axis1;
+  axis1.axis = 1;
+  NodeId sp = g.add(OpType::split, {{c}}, axis1);
+  g.add_output({sp, 0});
+  g.add_output({sp, 1});
+  Folded f = fold_precomputed(g);
+  CHECK(f.weights == 0);
+  CHECK(f.graph.num_operators() == g.num_operators());
+  CHECK(numerical_check(g, f.graph, 5, int64_t(1) << 40).passed);
+}

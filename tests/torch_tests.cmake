@@ -9,8 +9,10 @@ set(torch_check sh ${CMAKE_CURRENT_SOURCE_DIR}/torch_check.sh $<TARGET_FILE:supe
     ${torch_models} ${torch_dir})
 set(torch_all_ops ${CMAKE_CURRENT_SOURCE_DIR}/data/torch/all_ops.json)
 
-# all_ops: every registry operator but opaque, asymmetric SAME padding, groups, constants, split.
-foreach(model ${torch_all_ops} ${PROJECT_SOURCE_DIR}/data/graphs/concat_split.json
+# all_ops: every registry operator but opaque and the imported ones, asymmetric SAME padding, groups,
+# constants, split; imported_ops: the operators ONNX models bring (pad, slice, reduce_mean, clip...).
+foreach(model ${torch_all_ops} ${CMAKE_CURRENT_SOURCE_DIR}/data/torch/imported_ops.json
+              ${PROJECT_SOURCE_DIR}/data/graphs/concat_split.json
               builtin:squeezenet builtin:resnet_blocks:1 builtin:nasrnn builtin:sru builtin:bert
               builtin:inception_v3)
   get_filename_component(name ${model} NAME_WE)

@@ -219,6 +219,13 @@ class EntryParser {
         return {dim_atom()};
       case Param::epsilon:
         fail(std::string(op_name(op)) + ": epsilon cannot be written in axioms");
+      case Param::pads:
+      case Param::value:
+      case Param::limits:
+      case Param::range:
+      case Param::axes:  // only imported models' operators take these, and they have no axioms
+        fail(std::string(op_name(op)) + ": " + std::string(param_name(param)) +
+             " cannot be written in axioms");
     }
     fail("unknown parameter");
   }

@@ -80,4 +80,16 @@ int run_main(std::string_view program, const std::function<int()>& body) {
   }
 }
 
+void add_model_options(po::options_description& options, std::vector<std::string>& input_shapes) {
+  options.add_options()("input-shape", po::value(&input_shapes)->composing(),
+                        "NAME=DIMS, e.g. x=1x3x224x224: the shape of an ONNX model's input (required for "
+                        "inputs with a dynamic dimension; repeat for several inputs)");
+}
+
+OnnxImportOptions model_options(const std::vector<std::string>& input_shapes) {
+  OnnxImportOptions options;
+  for (const std::string& text : input_shapes) options.input_shapes.push_back(parse_input_shape(text));
+  return options;
+}
+
 }  // namespace superopt::cli

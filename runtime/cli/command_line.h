@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/core/error.h"
+#include "runtime/formats/onnx_read.h"
 
 namespace superopt::cli {
 
@@ -40,6 +41,11 @@ std::optional<po::variables_map> parse(std::string_view usage, const po::options
 
 // Throws Error("FLAG: expected a positive integer, got VALUE") unless value >= 1.
 void require_positive(int value, const char* flag);
+
+// --input-shape NAME=DIMS (repeatable), which every command reading a model takes;
+// model_options turns what was given into the loader's options (Error on bad text).
+void add_model_options(po::options_description& options, std::vector<std::string>& input_shapes);
+OnnxImportOptions model_options(const std::vector<std::string>& input_shapes);
 
 // Milliseconds with four decimals, as the timing commands print them.
 std::string ms_text(double ms);

@@ -25,6 +25,7 @@
 #include "runtime/db/graph_dump.h"
 #include "runtime/exec/cost_models.h"
 #include "runtime/formats/graph_json.h"
+#include "runtime/formats/model_file.h"
 #include "runtime/models/model_zoo.h"
 
 namespace superopt {
@@ -39,15 +40,10 @@ struct GraphArgs {
   uint64_t seed = 1;
   std::string cost;  // check: a cost model spec, or empty
   std::string dump;  // run: an HDF5 file for the sources and outputs, or empty
+  std::vector<std::string> input_shapes;
 };
 
 constexpr std::string_view kBuiltinPrefix = "builtin:";
-
-// A graph file, or "builtin:NAME" named after the model.
-NamedGraph load_named_model(const std::string& spec) {
-  if (spec.starts_with(kBuiltinPrefix)) return {spec.substr(kBuiltinPrefix.size()), load_model(spec)};
-  return read_named_graph_file(spec);
-}
 
 // A seed as digits only: boost would wrap "-1" into 2^64 - 1.
 uint64_t parse_seed(const std::string& text) {
@@ -63,12 +59,15 @@ std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::v
                                           bool with_seed) {
   GraphArgs a;
   std::string usage = "superopt graph " + std::string(command) + " FILE" +
-                      (with_seed ? " [--seed S] [--dump FILE.h5]" : " [--cost SPEC]") + " [--json]";
+                      (with_seed ? " [--seed S] [--dump FILE.h5]" : " [--cost SPEC]") +
+                      " [--input-shape NAME=DIMS] [--json]";
   std::string seed = "1";
   po::options_description options("options");
   options.add_options()(
       "file", po::value(&a.file),
-      "the graph file (JSON, see data/graphs/README.md) or builtin:NAME (data/models/README.md)");
+      "the graph file (JSON, see data/graphs/README.md), an ONNX model (.onnx) or builtin:NAME "
+      "(data/models/README.md)");
+  cli::add_model_options(options, a.input_shapes);
   if (with_seed)
     options.add_options()("seed", po::value(&seed), "seed of the random inputs and weights (default 1)")(
         "dump", po::value(&a.dump),
@@ -159,9 +158,10 @@ struct CheckReport {
   std::vector<std::pair<std::string, Shape>> inputs, weights, outputs;
 };
 
-CheckReport check_graph(const std::string& file, const std::string& cost_spec) {
-  std::unique_ptr<CostModel> model = cost_spec.empty() ? nullptr : make_cost_model(cost_spec);
-  NamedGraph named = load_named_model(file);
+CheckReport check_graph(const GraphArgs& a) {
+  const std::string& file = a.file;
+  std::unique_ptr<CostModel> model = a.cost.empty() ? nullptr : make_cost_model(a.cost);
+  LoadedModel named = load_named_model(file, cli::model_options(a.input_shapes));
   const Graph& g = named.graph;
   CheckReport r;
   r.file = file;
@@ -288,7 +288,7 @@ Json check_json(const CheckReport& r) {
 int graph_check(const std::vector<std::string>& args) {
   std::optional<GraphArgs> a = parse_graph_args("check", args, false);
   if (!a) return cli::kExitOk;
-  CheckReport r = check_graph(a->file, a->cost);
+  CheckReport r = check_graph(*a);
   if (a->json)
     std::cout << check_json(r).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
   else
@@ -352,7 +352,7 @@ void print_run_table(const GraphArgs& a, const std::string& name, const std::vec
 int graph_run(const std::vector<std::string>& args) {
   std::optional<GraphArgs> a = parse_graph_args("run", args, true);
   if (!a) return cli::kExitOk;
-  NamedGraph named = load_named_model(a->file);
+  LoadedModel named = load_named_model(a->file, cli::model_options(a->input_shapes));
   const Graph& g = named.graph;
   RealArith<double> ar;
   // Every source value passes through here once, so the dump sees what the evaluator used.
@@ -387,21 +387,22 @@ int graph_run(const std::vector<std::string>& args) {
 
 int graph_export(const std::vector<std::string>& args) {
   std::string model, out;
-  const std::string usage = "superopt graph export MODEL --out FILE";
+  std::vector<std::string> input_shapes;
+  const std::string usage = "superopt graph export MODEL --out FILE [--input-shape NAME=DIMS]";
   po::options_description options("options");
-  options.add_options()("model", po::value(&model), "builtin:NAME, NAME or a graph file")(
-      "out", po::value(&out), "the graph file to write (JSON)");
+  options.add_options()("model", po::value(&model), "builtin:NAME, NAME, a graph file or an ONNX model")(
+      "out", po::value(&out), "the file to write: ONNX when it ends in .onnx, else a graph file (JSON)");
+  cli::add_model_options(options, input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(usage, options, positional, args)) return cli::kExitOk;
   if (model.empty() || out.empty())
     throw Error("graph export: missing MODEL or --out FILE (usage: " + usage + ")");
-  bool is_file =
-      model.starts_with(kBuiltinPrefix) || model.find('/') != std::string::npos || model.ends_with(".json");
-  NamedGraph named = load_named_model(is_file ? model : std::string(kBuiltinPrefix) + model);
-  std::string text = write_graph_json(named.graph, named.name);
-  std::ofstream file(out, std::ios::binary);
-  if (!(file << text) || !file.flush()) throw Error("cannot write " + out + ": " + std::strerror(errno));
+  bool is_file = model.starts_with(kBuiltinPrefix) || model.find('/') != std::string::npos ||
+                 model.ends_with(".json") || model.ends_with(".onnx");
+  LoadedModel named = load_named_model(is_file ? model : std::string(kBuiltinPrefix) + model,
+                                       cli::model_options(input_shapes));
+  write_model_file(out, named.graph, named.name, named.output_names);
   std::cout << "wrote " << out << " (" << named.graph.num_operators() << " operators)\n";
   return cli::kExitOk;
 }
@@ -412,7 +413,7 @@ int graph_command(const std::vector<std::string>& args) {
   static const cli::Subcommand subcommands[] = {
       {"check", "validate a graph file; list its nodes, shapes, FLOPs, bytes and hash", graph_check},
       {"run", "execute a graph on the CPU reference (double) and print output checksums", graph_run},
-      {"export", "write a builtin model (builtin:NAME) as a graph file", graph_export},
+      {"export", "write a model as a graph file or an ONNX model", graph_export},
   };
   return cli::dispatch("superopt graph", subcommands, args);
 }

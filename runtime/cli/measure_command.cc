@@ -62,14 +62,14 @@ void refuse_foreign_table(const std::string& path, const CostTableInfo& table, c
 int measure_command(const std::vector<std::string>& args) {
   const std::string usage =
       "superopt measure MODEL... [--device cuda|cpu] [--threads N] [--out FILE] [--repeat N] [--warmup N] "
-      "[--tf32]";
-  std::vector<std::string> models;
+      "[--tf32] [--input-shape NAME=DIMS]";
+  std::vector<std::string> models, input_shapes;
   std::string out, device = "cuda";
   int threads = -1;  // not given: every core
   ExecOptions options;
   options.repeats = 50;
   po::options_description desc("options");
-  desc.add_options()("model", po::value(&models), "graph files or builtin:NAME models")(
+  desc.add_options()("model", po::value(&models), "graph files, ONNX models or builtin:NAME models")(
       "device", po::value(&device), "cuda (device 0, the default) or cpu (oneDNN)")(
       "threads", po::value(&threads), "cpu: threads (default: every core)")(
       "out", po::value(&out), "cost table to append to (default data/costs/DEVICE.h5)")(
@@ -77,6 +77,7 @@ int measure_command(const std::vector<std::string>& args) {
       "warmup", po::value(&options.warmup), "untimed runs first (default 10)")(
       "tf32", po::bool_switch(&options.allow_tf32),
       "cuda: allow TF32 tensor cores for float32 (default: strict FP32)");
+  cli::add_model_options(desc, input_shapes);
   po::positional_options_description positional;
   positional.add("model", -1);
   if (!cli::parse(usage, desc, positional, args)) return cli::kExitOk;
@@ -87,7 +88,7 @@ int measure_command(const std::vector<std::string>& args) {
   if (kind == DeviceKind::cuda) require_gpu("measure");
 
   std::vector<Graph> graphs;
-  for (const std::string& m : models) graphs.push_back(load_model(m));
+  for (const std::string& m : models) graphs.push_back(load_model(m, cli::model_options(input_shapes)));
   std::unique_ptr<Executor> executor = make_executor(kind, options);
   const CostTableInfo info = executor->table_info();
   if (out.empty()) out = default_table_path(info);

@@ -79,13 +79,14 @@ void print_text(const std::string& model, DeviceKind kind, const ExecOptions& op
 int run_command(const std::vector<std::string>& args) {
   const std::string usage =
       "superopt run MODEL --device cpu|cuda [--threads N] [--repeat N] [--warmup N] [--check] [--op-sum] "
-      "[--seed S] [--tf32] [--json]";
+      "[--seed S] [--tf32] [--input-shape NAME=DIMS] [--json]";
   std::string model, device;
+  std::vector<std::string> input_shapes;
   int threads = -1;  // not given: every core
   bool gpu = false, check = false, op_sum = false, json = false;
   ExecOptions options;
   po::options_description desc("options");
-  desc.add_options()("model", po::value(&model), "a graph file or builtin:NAME")(
+  desc.add_options()("model", po::value(&model), "a graph file, an ONNX model or builtin:NAME")(
       "device", po::value(&device),
       "cpu (oneDNN) or cuda (device 0); required: the CPU reference is `superopt graph run`")(
       "gpu", po::bool_switch(&gpu), "the same as --device cuda")("threads", po::value(&threads),
@@ -99,6 +100,7 @@ int run_command(const std::vector<std::string>& args) {
       "tf32", po::bool_switch(&options.allow_tf32),
       "cuda: allow TF32 tensor cores for float32 (default: strict FP32)")("json", po::bool_switch(&json),
                                                                           "print one JSON object");
+  cli::add_model_options(desc, input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(usage, desc, positional, args)) return cli::kExitOk;
@@ -112,7 +114,7 @@ int run_command(const std::vector<std::string>& args) {
   if (threads != -1) options.threads = checked_threads(threads, "run");
   if (kind == DeviceKind::cuda) require_gpu("run --device cuda");
 
-  Graph g = load_model(model);
+  Graph g = load_model(model, cli::model_options(input_shapes));
   std::unique_ptr<Executor> executor = make_executor(kind, options);
   RunReport r = executor->run_graph(g, check, op_sum);
   const double tolerance = kind == DeviceKind::cuda && options.allow_tf32 ? kTf32Tolerance : kFp32Tolerance;

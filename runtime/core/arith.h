@@ -13,7 +13,7 @@
 namespace superopt {
 
 // Every arithmetic provides, as const members: zero one from_int constant add sub mul
-// div_int div max relu sigmoid tanh exp rsqrt opaque random, a type Value, and
+// div_int div max min relu sigmoid tanh exp rsqrt sqrt erf opaque random, a type Value, and
 // is_real (its non-linear functions are the real ones, so kernels may use real-number
 // identities such as softmax's invariance to shifts).
 
@@ -69,6 +69,7 @@ class ModArith {
 
   // By representative: deterministic, and the real max only for small non-negative values.
   Value max(Value a, Value b) const { return a >= b ? a : b; }
+  Value min(Value a, Value b) const { return a >= b ? b : a; }
   // TASO's fingerprint polynomial, so that relu does not create spurious rules.
   Value relu(Value x) const { return add(mul(x, add(x, 1)), 1); }
   // (x + 2) / (x^2 + 1)
@@ -79,6 +80,10 @@ class ModArith {
   Value exp(Value x) const { return ratio(add(mul(x, x), 5), x, 1, 3); }
   // (x + 7) / ((x + 3)^2 + 1)
   Value rsqrt(Value x) const { return ratio(add(x, 7), x, 3, 1); }
+  // (x^2 + 3x + 13) / ((x + 2)^2 + 36)
+  Value sqrt(Value x) const { return ratio(add(mul(x, add(x, 3)), 13), x, 2, 6); }
+  // (x^3 + 2x + 17) / ((x + 5)^2 + 49)
+  Value erf(Value x) const { return ratio(add(add(mul(x, mul(x, x)), mul(x, 2)), 17), x, 5, 7); }
   // (x^3 + x + 11) / (x^2 + 25)
   Value opaque(Value x) const { return ratio(add(add(mul(x, mul(x, x)), x), 11), x, 0, 5); }
 
@@ -129,6 +134,7 @@ class RealArith {
   Value div_int(Value a, int64_t n) const { return a / static_cast<F>(n); }
   Value div(Value a, Value b) const { return a / b; }
   Value max(Value a, Value b) const { return a >= b ? a : b; }
+  Value min(Value a, Value b) const { return a <= b ? a : b; }
   Value relu(Value x) const {
     if (relu_as_polynomial_) return x * (x + 1) + 1;
     return x > 0 ? x : F(0);
@@ -137,6 +143,8 @@ class RealArith {
   Value tanh(Value x) const { return std::tanh(x); }
   Value exp(Value x) const { return std::exp(x); }
   Value rsqrt(Value x) const { return F(1) / std::sqrt(x); }
+  Value sqrt(Value x) const { return std::sqrt(x); }
+  Value erf(Value x) const { return std::erf(x); }
   Value opaque(Value x) const { return std::tanh(x); }
 
   // Uniform in [-1, 1), from the top 53 bits so that it is the same on every platform.

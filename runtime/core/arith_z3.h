@@ -31,6 +31,8 @@ class SymbolicArith {
         tanh_(function("tanh")),
         exp_(function("exp")),
         rsqrt_(function("rsqrt")),
+        sqrt_(function("sqrt")),
+        erf_(function("erf")),
         opaque_(function("opaque")) {}
 
   z3::context& context() const { return *ctx_; }
@@ -46,11 +48,14 @@ class SymbolicArith {
   Value div_int(const Value& a, int64_t n) const { return a / ctx_->real_val(n); }
   Value div(const Value& a, const Value& b) const { return a / b; }
   Value max(const Value& a, const Value& b) const { return z3::ite(a >= b, a, b); }
+  Value min(const Value& a, const Value& b) const { return z3::ite(a <= b, a, b); }
   Value relu(const Value& x) const { return relu_(x); }
   Value sigmoid(const Value& x) const { return sigmoid_(x); }
   Value tanh(const Value& x) const { return tanh_(x); }
   Value exp(const Value& x) const { return exp_(x); }
   Value rsqrt(const Value& x) const { return rsqrt_(x); }
+  Value sqrt(const Value& x) const { return sqrt_(x); }
+  Value erf(const Value& x) const { return erf_(x); }
   Value opaque(const Value& x) const { return opaque_(x); }
 
   // A real variable named after the next number drawn from rng ("v" and 16 hex
@@ -78,7 +83,7 @@ class SymbolicArith {
   }
 
   z3::context* ctx_;
-  z3::func_decl relu_, sigmoid_, tanh_, exp_, rsqrt_, opaque_;
+  z3::func_decl relu_, sigmoid_, tanh_, exp_, rsqrt_, sqrt_, erf_, opaque_;
 };
 
 inline SymbolicArith::Value SymbolicArith::constant(double x) const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/core/error.h"
+#include "runtime/core/kernels_imported.h"
 #include "runtime/core/operator_registry.h"
 #include "runtime/core/tensor.h"
 
@@ -456,6 +457,24 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(TensorOf<A>(shape, in[0]->data));
     case OpType::softmax:
       return single<A>(kernels::softmax(ar, p.axis, *in[0]));
+    case OpType::ewsub:
+      return single<A>(kernels::broadcast(ar, *in[0], *in[1], shape,
+                                          [&](const V& a, const V& b) { return ar.sub(a, b); }));
+    case OpType::ewdiv:
+      return single<A>(kernels::broadcast(ar, *in[0], *in[1], shape,
+                                          [&](const V& a, const V& b) { return ar.div(a, b); }));
+    case OpType::sqrt:
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.sqrt(v); }));
+    case OpType::erf:
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.erf(v); }));
+    case OpType::clip:
+      return single<A>(kernels::clip(ar, p, *in[0]));
+    case OpType::pad:
+      return single<A>(kernels::pad(ar, p, *in[0], shape));
+    case OpType::slice:
+      return single<A>(kernels::slice<V>(p, *in[0], shape));
+    case OpType::reduce_mean:
+      return single<A>(kernels::reduce_mean(ar, *in[0], shape));
     case OpType::opaque:
       return single<A>(kernels::opaque(ar, in, shape));
   }

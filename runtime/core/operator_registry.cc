@@ -1,16 +1,27 @@
-// The operator table, parameter handling and per-operator shape inference and costs.
+// The operator table and per-operator shape inference and costs (parameters are
+// compared, hashed and printed in operator_params.cc).
 #include "runtime/core/operator_registry.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "runtime/core/error.h"
-#include "runtime/core/hashing.h"
+#include "runtime/core/imported_ops.h"
 
 namespace superopt {
+namespace {
+std::string shapes_str(std::span<const TensorDesc* const> inputs);
+}  // namespace
+
+namespace registry_detail {
+void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why) {
+  std::string msg = std::string(op_name(op)) + ": " + why;
+  if (!inputs.empty()) msg += " (inputs " + shapes_str(inputs) + ")";
+  throw Error(msg);
+}
+}  // namespace registry_detail
+
 namespace {
 
 constexpr uint32_t bit(Param p) {
@@ -47,12 +58,24 @@ constexpr OpInfo kOps[] = {
     {"batchnorm", 5, 5, 1, false, bit(Param::epsilon), "inference batch norm: x, scale, bias, mean, var"},
     {"reshape", 1, 1, 1, false, bit(Param::shape), "same elements, new shape", View::always},
     {"softmax", 1, 1, 1, false, bit(Param::axis), "softmax along an axis"},
+    {"ewsub", 2, 2, 1, false, 0, "element-wise subtraction (broadcasting)", View::never, true},
+    {"ewdiv", 2, 2, 1, false, 0, "element-wise division (broadcasting)", View::never, true},
+    {"sqrt", 1, 1, 1, false, 0, "square root", View::never, true},
+    {"erf", 1, 1, 1, false, 0, "error function", View::never, true},
+    {"clip", 1, 1, 1, false, bit(Param::limits), "clamp to [lo, hi]", View::never, true},
+    {"pad", 1, 1, 1, false, bit(Param::pads) | bit(Param::value), "pad the last two dimensions with a value",
+     View::never, true},
+    {"slice", 1, 1, 1, false, bit(Param::axis) | bit(Param::range), "elements [begin, end) along an axis",
+     View::never, true},
+    {"reduce_mean", 1, 1, 1, false, bit(Param::axes), "mean over some axes, kept as size 1", View::never,
+     true},
     {"opaque", 0, kMaxInputs, 1, false, bit(Param::shape), "unknown operator, never rewritten"},
 };
 static_assert(std::size(kOps) == kNumOpTypes);
 
-constexpr std::string_view kParamNames[] = {"shape",      "perm", "kernel",  "stride", "padding",
-                                            "activation", "axis", "epsilon", "groups", "into"};
+constexpr std::string_view kParamNames[] = {"shape",      "perm",  "kernel",  "stride", "padding",
+                                            "activation", "axis",  "epsilon", "groups", "into",
+                                            "pads",       "value", "limits",  "range",  "axes"};
 static_assert(std::size(kParamNames) == kNumParams);
 
 std::string shapes_str(std::span<const TensorDesc* const> inputs) {
@@ -64,11 +87,7 @@ std::string shapes_str(std::span<const TensorDesc* const> inputs) {
   return s;
 }
 
-[[noreturn]] void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why) {
-  std::string msg = std::string(op_name(op)) + ": " + why;
-  if (!inputs.empty()) msg += " (inputs " + shapes_str(inputs) + ")";
-  throw Error(msg);
-}
+using registry_detail::fail;
 
 const SplitTree kNoSplits;
 
@@ -347,61 +366,6 @@ bool is_view(OpType op, const OpParams& params, const Shape& input) {
   return false;
 }
 
-bool params_equal(OpType op, const OpParams& a, const OpParams& b) {
-  const OpInfo& info = op_info(op);
-  return (!info.takes(Param::shape) || a.shape == b.shape) &&
-         (!info.takes(Param::perm) || a.perm == b.perm) &&
-         (!info.takes(Param::kernel) || (a.kernel_h == b.kernel_h && a.kernel_w == b.kernel_w)) &&
-         (!info.takes(Param::stride) || (a.stride_h == b.stride_h && a.stride_w == b.stride_w)) &&
-         (!info.takes(Param::padding) || a.padding == b.padding) &&
-         (!info.takes(Param::activation) || a.activation == b.activation) &&
-         (!info.takes(Param::axis) || a.axis == b.axis) &&
-         (!info.takes(Param::groups) || a.groups == b.groups) &&
-         (!info.takes(Param::into) || a.into == b.into) &&
-         (!info.takes(Param::epsilon) ||
-          std::bit_cast<uint32_t>(a.epsilon) == std::bit_cast<uint32_t>(b.epsilon));
-}
-
-uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed) {
-  const OpInfo& info = op_info(op);
-  uint64_t h = hash_combine(seed, static_cast<uint64_t>(op));
-  if (info.takes(Param::shape)) {
-    h = hash_combine(h, p.shape.rank());
-    for (int i = 0; i < p.shape.rank(); ++i) h = hash_combine(h, p.shape[i]);
-  }
-  if (info.takes(Param::perm))
-    for (int8_t d : p.perm) h = hash_combine(h, static_cast<uint64_t>(d + 1));
-  if (info.takes(Param::kernel)) h = hash_combine(hash_combine(h, p.kernel_h), p.kernel_w);
-  if (info.takes(Param::stride)) h = hash_combine(hash_combine(h, p.stride_h), p.stride_w);
-  if (info.takes(Param::padding)) h = hash_combine(h, static_cast<uint64_t>(p.padding));
-  if (info.takes(Param::activation)) h = hash_combine(h, static_cast<uint64_t>(p.activation));
-  if (info.takes(Param::axis)) h = hash_combine(h, static_cast<uint64_t>(p.axis));
-  if (info.takes(Param::epsilon)) h = hash_combine(h, std::bit_cast<uint32_t>(p.epsilon));
-  if (info.takes(Param::groups)) h = hash_combine(h, static_cast<uint64_t>(p.groups));
-  if (info.takes(Param::into)) h = hash_combine(h, static_cast<uint64_t>(p.into));
-  return h;
-}
-
-std::string params_str(OpType op, const OpParams& p) {
-  const OpInfo& info = op_info(op);
-  std::ostringstream s;
-  auto sep = [&] { return s.tellp() > 0 ? " " : ""; };
-  if (info.takes(Param::shape)) s << sep() << "shape=" << p.shape.str();
-  if (info.takes(Param::perm) && p.perm[0] >= 0) {
-    s << sep() << "perm=";
-    for (int i = 0; i < kMaxRank && p.perm[i] >= 0; ++i) s << (i ? "," : "") << int(p.perm[i]);
-  }
-  if (info.takes(Param::kernel)) s << sep() << "kernel=" << p.kernel_h << "x" << p.kernel_w;
-  if (info.takes(Param::stride)) s << sep() << "stride=" << p.stride_h << "x" << p.stride_w;
-  if (info.takes(Param::padding)) s << sep() << "padding=" << padding_name(p.padding);
-  if (info.takes(Param::activation)) s << sep() << "activation=" << activation_name(p.activation);
-  if (info.takes(Param::axis)) s << sep() << "axis=" << p.axis;
-  if (info.takes(Param::epsilon)) s << sep() << "epsilon=" << p.epsilon;
-  if (info.takes(Param::groups)) s << sep() << "groups=" << p.groups;
-  if (info.takes(Param::into)) s << sep() << "into=" << p.into;
-  return s.str();
-}
-
 Window window(int64_t in, int64_t kernel, int64_t stride, Padding padding) {
   if (padding == Padding::valid) return {(in - kernel) / stride + 1, 0};
   int64_t out = (in + stride - 1) / stride;
@@ -469,6 +433,18 @@ void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* con
       return infer_batchnorm(in, out[0]);
     case OpType::reshape:
       return infer_reshape(p, in, out[0]);
+    case OpType::ewsub:
+    case OpType::ewdiv:
+      return infer_broadcast(op, in, out[0]);
+    case OpType::sqrt:
+    case OpType::erf:
+    case OpType::clip:
+      out[0] = *in[0];
+      return;
+    case OpType::pad:
+    case OpType::slice:
+    case OpType::reduce_mean:
+      return infer_reshaping_import(op, p, in, out[0]);
     case OpType::opaque:
       if (!p.shape.all_positive())
         fail(op, in, "output shape " + p.shape.str() + " has a non-positive dimension");
@@ -506,9 +482,19 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     case OpType::smul:
     case OpType::relu:
     case OpType::opaque:
+    case OpType::ewsub:
+    case OpType::ewdiv:
+    case OpType::sqrt:
       c.flops = n;
       break;
+    case OpType::clip:
+      c.flops = 2 * n;
+      break;
+    case OpType::reduce_mean:
+      c.flops = in[0]->shape.num_elements();
+      break;
     case OpType::sigmoid:
+    case OpType::erf:
     case OpType::tanh:
       c.flops = 4 * n;
       break;
@@ -518,7 +504,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     case OpType::softmax:
       c.flops = 3 * n;
       break;
-    default:  // data movement: transpose, enlarge, merge_groups, concat, split
+    default:  // data movement: transpose, enlarge, merge_groups, concat, split, pad, slice
       break;
   }
   return c;

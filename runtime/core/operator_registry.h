@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,7 +47,16 @@ enum class OpType : uint8_t {
   batchnorm,  // inference: x, scale, bias, mean, var
   reshape,
   softmax,
-  opaque,  // anything unknown: carried through, never rewritten
+  // What imported (ONNX) models need; no rule contains them (OpInfo::from_import).
+  ewsub,
+  ewdiv,
+  sqrt,
+  erf,
+  clip,         // clamp to [lo, hi]
+  pad,          // pad the last two dimensions with a value
+  slice,        // elements [begin, end) along an axis
+  reduce_mean,  // mean over the axes set in a mask, keeping them as size 1
+  opaque,       // anything unknown: carried through, never rewritten
 };
 inline constexpr int kNumOpTypes = static_cast<int>(OpType::opaque) + 1;
 inline constexpr int kMaxInputs = 8;
@@ -56,8 +66,24 @@ enum class Padding : uint8_t { same, valid };
 enum class Activation : uint8_t { none, relu };
 
 // The parameters an operator may take; OpInfo::params says which ones it does.
-enum class Param : uint8_t { shape, perm, kernel, stride, padding, activation, axis, epsilon, groups, into };
-inline constexpr int kNumParams = static_cast<int>(Param::into) + 1;
+enum class Param : uint8_t {
+  shape,
+  perm,
+  kernel,
+  stride,
+  padding,
+  activation,
+  axis,
+  epsilon,
+  groups,
+  into,
+  pads,
+  value,
+  limits,
+  range,
+  axes
+};
+inline constexpr int kNumParams = static_cast<int>(Param::axes) + 1;
 
 // All parameters of all operators in one flat value type, so that nodes stay
 // trivially copyable. Parameters an operator does not take keep their defaults.
@@ -77,6 +103,13 @@ struct OpParams {
   // convolution's input channels), and so that an axiom can name the merged
   // convolution's groups by a variable (the axiom language has no arithmetic).
   int32_t groups = 1, into = 1;
+  // pad: rows added before and after, columns added before and after (last two dimensions).
+  std::array<int32_t, 4> pads = {0, 0, 0, 0};
+  float value = 0;  // pad: the value of the added elements (-inf for max pooling)
+  // clip: the bounds; an infinite bound does not clamp.
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  int32_t begin = 0, end = 0;  // slice: the elements [begin, end) along axis
+  uint8_t axes = 0;            // reduce_mean: bit i set reduces dimension i
 };
 
 // Whether an operator's outputs are views of its first input (no kernel runs,
@@ -94,6 +127,9 @@ struct OpInfo {
   uint32_t param_mask = 0;   // bit i set: takes Param(i)
   std::string_view summary;
   View view = View::never;
+  // Only imported models use it: the generator never enumerates it, so no rule
+  // contains it and the verifier has no axioms about it.
+  bool from_import = false;
 
   bool takes(Param p) const { return param_mask & (1u << static_cast<int>(p)); }
   bool is_source() const { return min_inputs == 0 && max_inputs == 0; }

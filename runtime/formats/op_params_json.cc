@@ -1,6 +1,8 @@
 // Reading and writing operator parameters, with errors naming the parameter at fault.
 #include "runtime/formats/op_params_json.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <tuple>
 
@@ -29,6 +31,47 @@ Activation read_activation(const Json& v, const std::string& field, const Where&
   const std::string& s = need_string(v, field, w);
   if (s != "none" && s != "relu") w.fail(field, "expected \"none\" or \"relu\"" + got(v));
   return s == "none" ? Activation::none : Activation::relu;
+}
+
+// A float, or "inf" / "-inf" (JSON has no infinities).
+float read_bound(const Json& v, const std::string& field, const Where& w) {
+  if (v.is_string() && (v == "inf" || v == "-inf"))
+    return v == "inf" ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+  std::optional<float> f = as_float(v);
+  if (!f) w.fail(field, "expected a number, \"inf\" or \"-inf\"" + got(v));
+  return *f;
+}
+
+Json bound_json(float f) {
+  if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
+  return float_json(f);
+}
+
+void read_pads(const Json& v, const std::string& field, const Where& w, OpParams& out) {
+  if (!v.is_array() || v.size() != 4) w.fail(field, "expected [top, bottom, left, right]" + got(v));
+  for (size_t i = 0; i < 4; ++i) {
+    std::optional<int64_t> d = as_int(v[i]);
+    if (!d || *d < 0 || *d > (1 << 20)) w.fail(field, "expected 4 non-negative integers" + got(v));
+    out.pads[i] = static_cast<int32_t>(*d);
+  }
+}
+
+void read_range(const Json& v, const std::string& field, const Where& w, OpParams& out) {
+  std::optional<int64_t> b = v.is_array() && v.size() == 2 ? as_int(v[0]) : std::nullopt;
+  std::optional<int64_t> e = v.is_array() && v.size() == 2 ? as_int(v[1]) : std::nullopt;
+  if (!b || !e || *b < 0 || *e <= *b || *e > std::numeric_limits<int32_t>::max())
+    w.fail(field, "expected [begin, end] with 0 <= begin < end" + got(v));
+  out.begin = static_cast<int32_t>(*b);
+  out.end = static_cast<int32_t>(*e);
+}
+
+void read_axes(const Json& v, const std::string& field, const Where& w, OpParams& out) {
+  if (!v.is_array() || v.empty()) w.fail(field, "expected a non-empty array of dimensions" + got(v));
+  for (const Json& a : v) {
+    std::optional<int64_t> d = as_int(a);
+    if (!d || *d < 0 || *d >= kMaxRank) w.fail(field, "expected dimensions from 0 to 5" + got(v));
+    out.axes |= static_cast<uint8_t>(1u << *d);
+  }
 }
 
 void read_param(Param p, const Json& v, const std::string& field, const Where& w, ParsedParams& out) {
@@ -69,6 +112,21 @@ void read_param(Param p, const Json& v, const std::string& field, const Where& w
       params.epsilon = *f;
       return;
     }
+    case Param::pads:
+      return read_pads(v, field, w, params);
+    case Param::value:
+      params.value = read_bound(v, field, w);
+      return;
+    case Param::limits:
+      if (!v.is_array() || v.size() != 2) w.fail(field, "expected [lo, hi]" + got(v));
+      params.lo = read_bound(v[0], field, w);
+      params.hi = read_bound(v[1], field, w);
+      if (!(params.lo <= params.hi)) w.fail(field, "lo must not exceed hi" + got(v));
+      return;
+    case Param::range:
+      return read_range(v, field, w, params);
+    case Param::axes:
+      return read_axes(v, field, w, params);
   }
 }
 
@@ -107,7 +165,9 @@ ParsedParams read_op_params(OpType op, const Json* v, const Where& w, std::strin
   };
   require(Param::shape, info.takes(Param::shape));
   require(Param::kernel, info.takes(Param::kernel));
-  require(Param::axis, op == OpType::concat || op == OpType::split);
+  require(Param::axis, op == OpType::concat || op == OpType::split || op == OpType::slice);
+  require(Param::range, info.takes(Param::range));
+  require(Param::axes, info.takes(Param::axes));
   require(Param::groups, info.takes(Param::groups));
   require(Param::into, info.takes(Param::into));
   return out;
@@ -135,6 +195,15 @@ Json op_params_json(OpType op, const OpParams& p) {
   if (info.takes(Param::epsilon)) j["epsilon"] = float_json(p.epsilon);
   if (info.takes(Param::groups)) j["groups"] = p.groups;
   if (info.takes(Param::into)) j["into"] = p.into;
+  if (info.takes(Param::pads)) j["pads"] = {p.pads[0], p.pads[1], p.pads[2], p.pads[3]};
+  if (info.takes(Param::value)) j["value"] = bound_json(p.value);
+  if (info.takes(Param::limits)) j["limits"] = {bound_json(p.lo), bound_json(p.hi)};
+  if (info.takes(Param::range)) j["range"] = {p.begin, p.end};
+  if (info.takes(Param::axes)) {
+    j["axes"] = Json::array();
+    for (int i = 0; i < kMaxRank; ++i)
+      if (p.axes & (1u << i)) j["axes"].push_back(i);
+  }
   return j;
 }
 

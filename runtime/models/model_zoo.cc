@@ -77,10 +77,23 @@ Graph build_builtin_model(std::string_view name) {
   unknown(name, "no such model");
 }
 
-Graph load_model(const std::string& spec) {
+LoadedModel load_named_model(const std::string& spec, const OnnxImportOptions& options) {
+  if (is_onnx_path(spec)) {
+    OnnxModel m = read_onnx_file(spec, options);
+    return {m.name, std::move(m.graph), std::move(m.output_names)};
+  }
+  if (!options.input_shapes.empty()) throw Error("--input-shape applies to ONNX models only, not to " + spec);
   constexpr std::string_view kPrefix = "builtin:";
-  if (spec.starts_with(kPrefix)) return build_builtin_model(std::string_view(spec).substr(kPrefix.size()));
-  return read_graph_file(spec);
+  if (spec.starts_with(kPrefix)) {
+    std::string_view name = std::string_view(spec).substr(kPrefix.size());
+    return {std::string(name), build_builtin_model(name), {}};
+  }
+  NamedGraph g = read_named_graph_file(spec);
+  return {std::move(g.name), std::move(g.graph), {}};
+}
+
+Graph load_model(const std::string& spec, const OnnxImportOptions& options) {
+  return load_named_model(spec, options).graph;
 }
 
 }  // namespace superopt

@@ -175,9 +175,36 @@ class Codegen:
             return f"F.pad({ins[0]}, ({left}, {big_w - kw - left}, {top}, {big_h - kh - top}))"
         if op == "conv2d":
             return self.conv2d(node, params, ins)
+        imported = self.imported_op(op, params, ins)
+        if imported is not None:
+            return imported
         if op in ("pool_avg", "pool_max"):
             return self.pool(op, node, params, ins)
         raise UsageError(f"node {node['name']}: operator {op} has no PyTorch version")
+
+    @staticmethod
+    def imported_op(op, params, ins):
+        """The operators only imported (ONNX) models use; None for any other."""
+        def bound(v):
+            return None if v in ("inf", "-inf") else float(v)
+        if op in ("ewsub", "ewdiv"):
+            return f"{ins[0]} {'-' if op == 'ewsub' else '/'} {ins[1]}"
+        if op in ("sqrt", "erf"):
+            return f"torch.{op}({ins[0]})"
+        if op == "clip":
+            lo, hi = params.get("limits", ["-inf", "inf"])
+            return f"torch.clamp({ins[0]}, min={bound(lo)!r}, max={bound(hi)!r})"
+        if op == "pad":
+            top, bottom, left, right = params.get("pads", [0, 0, 0, 0])
+            value = params.get("value", 0)
+            value = f"float('{value}')" if isinstance(value, str) else repr(float(value))
+            return f"F.pad({ins[0]}, ({left}, {right}, {top}, {bottom}), value={value})"
+        if op == "slice":
+            begin, end = params["range"]
+            return f"{ins[0]}.narrow({params['axis']}, {begin}, {end - begin})"
+        if op == "reduce_mean":
+            return f"{ins[0]}.mean(dim={tuple(params['axes'])}, keepdim=True)"
+        return None
 
     def buffer(self, kind, name, op, shape):
         attr = f"b{len(self.buffers)}"

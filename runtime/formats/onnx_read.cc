@@ -1,0 +1,241 @@
+// The ONNX import driver: parse the file, check the opset, read initializers and
+// inputs, order the nodes, map each through onnx_fold.cc, onnx_ops_tensor.cc and
+// onnx_ops_layer.cc, and bind the outputs.
+#include "runtime/formats/onnx_read.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <filesystem>
+#include <queue>
+#include <unordered_map>
+
+#include "runtime/core/error.h"
+#include "runtime/formats/onnx_importer.h"
+
+namespace superopt {
+namespace {
+
+using namespace onnx_import;
+
+onnx::ModelProto parse_model(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
+  onnx::ModelProto model;
+  bool ok;
+  {
+    google::protobuf::io::FileInputStream stream(fd);
+    ok = model.ParseFromZeroCopyStream(&stream);
+  }
+  ::close(fd);
+  if (!ok) throw Error("not an ONNX model (the protobuf data is truncated or malformed)");
+  if (!model.has_graph() || model.graph().output_size() == 0)
+    throw Error("not an ONNX model (no graph outputs)");
+  return model;
+}
+
+int default_opset(const onnx::ModelProto& model) {
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
+      if (o.version() < kMinOnnxOpset || o.version() > kMaxOnnxOpset)
+        throw Error("opset " + std::to_string(o.version()) + " is not supported (opsets " +
+                    std::to_string(kMinOnnxOpset) + " to " + std::to_string(kMaxOnnxOpset) + " are)");
+      return static_cast<int>(o.version());
+    }
+  throw Error("the model imports no opset of the default ONNX domain");
+}
+
+std::string node_label(const onnx::NodeProto& n) {
+  return "'" + (n.name().empty() ? (n.output_size() ? n.output(0) : std::string("?")) : n.name()) + "'";
+}
+
+Shape input_shape(const onnx::ValueInfoProto& in, const OnnxImportOptions& options) {
+  const std::string& name = in.name();
+  if (!in.type().has_tensor_type()) throw Error("input '" + name + "' is not a tensor");
+  const auto& t = in.type().tensor_type();
+  if (t.elem_type() != onnx::TensorProto::FLOAT && t.elem_type() != onnx::TensorProto::DOUBLE)
+    throw Error("input '" + name + "' has element type " +
+                onnx::TensorProto::DataType_Name(onnx::TensorProto::DataType(t.elem_type())) +
+                " (float and double are supported)");
+  const auto& dims = t.shape().dim();
+  for (const auto& [given, shape] : options.input_shapes) {
+    if (given != name) continue;
+    if (t.has_shape() && shape.rank() != dims.size())
+      throw Error("--input-shape " + name + "=" + shape.str() + ": the model gives it rank " +
+                  std::to_string(dims.size()));
+    for (int k = 0; k < shape.rank() && t.has_shape(); ++k)
+      if (dims[k].has_dim_value() && dims[k].dim_value() != shape[k])
+        throw Error("--input-shape " + name + "=" + shape.str() + ": dimension " + std::to_string(k) +
+                    " is " + std::to_string(dims[k].dim_value()) + " in the model");
+    return shape;
+  }
+  if (!t.has_shape()) throw Error("input '" + name + "' has no shape (give --input-shape " + name + "=...)");
+  Shape s;
+  if (dims.size() > kMaxRank) throw Error("input '" + name + "' has rank above 6");
+  for (const auto& d : dims) {
+    if (!d.has_dim_value() || d.dim_value() <= 0)
+      throw Error("input '" + name + "' has a dynamic dimension" +
+                  (d.has_dim_param() ? " '" + d.dim_param() + "'" : std::string()) + " (give --input-shape " +
+                  name + "=DIMS, e.g. 1x3x224x224)");
+    s.push_back(d.dim_value());
+  }
+  return s;
+}
+
+// Kahn's algorithm over value names, keeping file order among ready nodes.
+std::vector<int> node_order(const onnx::GraphProto& g, const Importer& im) {
+  const int n = g.node_size();
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < n; ++i)
+    for (const std::string& out : g.node(i).output())
+      if (!out.empty()) producer[out] = i;
+  std::vector<int> waiting(n, 0);
+  std::vector<std::vector<int>> readers(n);
+  for (int i = 0; i < n; ++i)
+    for (const std::string& in : g.node(i).input()) {
+      if (in.empty()) continue;
+      auto p = producer.find(in);
+      if (p != producer.end()) {
+        ++waiting[i];
+        readers[p->second].push_back(i);
+      } else if (!im.find(in)) {
+        throw Error("node " + node_label(g.node(i)) + " (" + g.node(i).op_type() + ") reads '" + in +
+                    "', which no node, input or initializer gives");
+      }
+    }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < n; ++i)
+    if (!waiting[i]) ready.push(i);
+  std::vector<int> order;
+  while (!ready.empty()) {
+    int i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (int r : readers[i])
+      if (--waiting[r] == 0) ready.push(r);
+  }
+  if (static_cast<int>(order.size()) != n)
+    for (int i = 0; i < n; ++i)
+      if (waiting[i])
+        throw Error("the graph has a cycle through node " + node_label(g.node(i)) + " (" +
+                    g.node(i).op_type() + ")");
+  return order;
+}
+
+const MapperTable& folders() {
+  static const MapperTable t = [] {
+    MapperTable m;
+    add_folders(m);
+    return m;
+  }();
+  return t;
+}
+
+const MapperTable& mappers() {
+  static const MapperTable t = [] {
+    MapperTable m;
+    add_tensor_mappers(m);
+    add_layer_mappers(m);
+    return m;
+  }();
+  return t;
+}
+
+void import_node(Importer& im, const onnx::NodeProto& n) {
+  const std::string where =
+      "node " + node_label(n) + " (" + n.op_type() + ", opset " + std::to_string(im.opset()) + "): ";
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    throw Error("unsupported operator '" + n.domain() + "." + n.op_type() + "' (" +
+                where.substr(0, where.size() - 2) + ")");
+  bool all_constant = true;
+  for (int i = 0; i < n.input_size(); ++i)
+    if (im.has_input(n, i) && !im.input(n, i).constant) all_constant = false;
+  const Mapper* m = nullptr;
+  if (auto f = folders().find(n.op_type()); all_constant && f != folders().end()) m = &f->second;
+  if (auto f = mappers().find(n.op_type()); !m && f != mappers().end()) m = &f->second;
+  if (!m) {
+    if (folders().count(n.op_type())) throw Error(where + "supported only on values known at import");
+    throw Error("unsupported operator '" + n.op_type() + "' (node " + node_label(n) + ", opset " +
+                std::to_string(im.opset()) + ")");
+  }
+  try {
+    (*m)(im, n);
+  } catch (const Error& e) {
+    throw Error(where + e.what());
+  }
+}
+
+OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const OnnxImportOptions& options) {
+  OnnxModel out;
+  out.opset = default_opset(model);
+  onnx::GraphProto& g = *model.mutable_graph();
+  out.name = g.name();
+  out.onnx_nodes = g.node_size();
+  Importer im(out.graph, out.opset);
+  if (g.sparse_initializer_size()) throw Error("sparse initializers are not supported");
+  for (onnx::TensorProto& t : *g.mutable_initializer()) {
+    im.bind(t.name(), {std::nullopt, std::make_shared<const Constant>(read_tensor(t, dir))});
+  }
+  for (const auto& [name, shape] : options.input_shapes) {
+    bool known = false;
+    for (const auto& in : g.input()) known = known || in.name() == name;
+    if (!known || im.find(name)) throw Error("--input-shape: the model has no input '" + name + "'");
+  }
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    if (im.find(in.name())) continue;  // an initializer listed as an input (IR version 3)
+    im.reserve_name(in.name());
+    im.bind(in.name(), {TensorRef{out.graph.add_input(in.name(), input_shape(in, options)), 0}, nullptr});
+  }
+  for (int i : node_order(g, im)) import_node(im, g.node(i));
+  for (const onnx::ValueInfoProto& o : g.output()) {
+    const Value* v = im.find(o.name());
+    if (!v) throw Error("output '" + o.name() + "' is not produced by any node");
+    out.graph.add_output(v->tensor ? *v->tensor : im.weight(v->constant, o.name()));
+    out.output_names.push_back(o.name());
+  }
+  out.graph.remove_unused();
+  return out;
+}
+
+}  // namespace
+
+bool is_onnx_path(const std::string& spec) {
+  return spec.size() > 5 && spec.compare(spec.size() - 5, 5, ".onnx") == 0;
+}
+
+OnnxModel read_onnx_file(const std::string& path, const OnnxImportOptions& options) {
+  try {
+    onnx::ModelProto model = parse_model(path);
+    std::string dir = std::filesystem::path(path).parent_path().string();
+    return import_model(model, dir.empty() ? "." : dir, options);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    throw Error(path + ": out of memory while importing");
+  }
+}
+
+std::pair<std::string, Shape> parse_input_shape(const std::string& text) {
+  const size_t eq = text.rfind('=');
+  auto bad = [&]() -> Error {
+    return Error("--input-shape: expected NAME=DIMS such as x=1x3x224x224, got '" + text + "'");
+  };
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) throw bad();
+  Shape s;
+  const char* p = text.data() + eq + 1;
+  const char* end = text.data() + text.size();
+  while (p < end) {
+    int64_t d = 0;
+    auto [next, ec] = std::from_chars(p, end, d);
+    if (ec != std::errc() || d <= 0 || d > (int64_t{1} << 30) || s.rank() == kMaxRank) throw bad();
+    s.push_back(d);
+    p = next;
+    if (p < end && *p++ != 'x') throw bad();
+    if (p == end && end[-1] == 'x') throw bad();
+  }
+  return {text.substr(0, eq), s};
+}
+
+}  // namespace superopt

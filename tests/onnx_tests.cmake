@@ -1,0 +1,76 @@
+# ONNX models (issue 14): import and export unit tests, every malformed ONNX file
+# through the command line (one line, exit 2, nothing written), the exported
+# models through onnx.checker, and (label onnx) small torchvision models and a
+# small TransformerEncoder compared with PyTorch in float64 after import and
+# after optimizing with taso-3. Needs python3-onnx and python3-torchvision.
+add_executable(onnx_tests imported_ops_test.cc onnx_import_test.cc onnx_export_test.cc)
+target_link_libraries(onnx_tests PRIVATE superopt_runtime Catch2::Catch2WithMain)
+target_compile_definitions(onnx_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catch_discover_tests(onnx_tests)
+
+set(onnx_malformed
+  onnx_truncated              "not an ONNX model \\(the protobuf data is truncated or malformed\\)"
+  onnx_random_bytes           "not an ONNX model"
+  onnx_cycle                  "the graph has a cycle through node"
+  onnx_unsupported_op         "unsupported operator 'Hardmax' \\(node 'hm', opset 13\\)"
+  onnx_dynamic_input          "input 'x' has a dynamic dimension 'batch' \\(give --input-shape x=DIMS"
+  onnx_initializer_size       "tensor 'w': 20 bytes of data for 36 bytes of shape"
+  onnx_missing_external_data  "external data file '.*onnx_missing_weights\\.bin' cannot be opened"
+  onnx_opset10                "opset 10 is not supported \\(opsets 11 to 17 are\\)"
+)
+set(onnx_out ${CMAKE_CURRENT_BINARY_DIR}/onnx)
+file(MAKE_DIRECTORY ${onnx_out})
+file(GLOB onnx_malformed_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/*.onnx)
+foreach(file ${onnx_malformed_files})
+  get_filename_component(name ${file} NAME_WE)
+  list(FIND onnx_malformed ${name} index)
+  if(index EQUAL -1)
+    message(SEND_ERROR "tests/data/malformed/${name}.onnx has no expected message in onnx_tests.cmake")
+    continue()
+  endif()
+  math(EXPR index "${index} + 1")
+  list(GET onnx_malformed ${index} message)
+  superopt_cli_test(graph_check_malformed_${name} 2 "^superopt: .*/${name}\\.onnx: .*${message}" ONE_LINE
+                    COMMAND ${superopt_bin} graph check ${file})
+  # optimize and export refuse it the same way and write nothing.
+  add_test(NAME cli_optimize_malformed_${name}
+           COMMAND sh -c "rm -f \"$3\"; sh \"$0\" --one-line 2 \"$4\" -- \"$1\" optimize \"$2\" --rules \"$5\" --out \"$3\" && test ! -e \"$3\" && echo nothing-written"
+                   ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh ${superopt_bin} ${file} ${onnx_out}/${name}-opt.onnx
+                   "${name}\\.onnx: .*${message}" ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
+  set_tests_properties(cli_optimize_malformed_${name} PROPERTIES PASS_REGULAR_EXPRESSION "nothing-written"
+                       FAIL_REGULAR_EXPRESSION "expect_exit: FAIL")
+endforeach()
+
+set(onnx_tiny ${CMAKE_CURRENT_SOURCE_DIR}/data/onnx/tiny.onnx)
+superopt_cli_test(graph_check_onnx 0 "" STDOUT "operators: +14\n"
+                  COMMAND ${superopt_bin} graph check ${onnx_tiny})
+superopt_cli_test(graph_run_onnx_input_shape 0 "" STDOUT "total checksum"
+                  COMMAND ${superopt_bin} graph run ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/onnx_dynamic_input.onnx
+                          --input-shape x=2x3)
+superopt_cli_test(graph_check_input_shape_bad 2 "--input-shape: expected NAME=DIMS" ONE_LINE
+                  COMMAND ${superopt_bin} graph check ${onnx_tiny} --input-shape x=1xx3)
+superopt_cli_test(graph_check_input_shape_not_onnx 2 "--input-shape applies to ONNX models only" ONE_LINE
+                  COMMAND ${superopt_bin} graph check builtin:squeezenet --input-shape x=1x3)
+# Exported models pass onnx.checker (the writer runs the C++ checker too; this is the Python one).
+foreach(model builtin:squeezenet builtin:bert ${onnx_tiny})
+  get_filename_component(name ${model} NAME_WE)
+  string(REGEX REPLACE "^builtin:" "" name ${name})
+  add_test(NAME onnx_export_checker_${name}
+           COMMAND sh -c "\"$0\" graph export \"$1\" --out \"$2\" && /usr/bin/python3 -c 'import onnx,sys; onnx.checker.check_model(sys.argv[1]); print(\"checker ok\")' \"$2\""
+                   ${superopt_bin} ${model} ${onnx_out}/${name}-export.onnx)
+  set_tests_properties(onnx_export_checker_${name} PROPERTIES PASS_REGULAR_EXPRESSION "checker ok" TIMEOUT 120)
+endforeach()
+
+# PyTorch in float64 against the import and the optimized export (scripts/bench/onnx_torch.py).
+# CI sizes: four small models, search limited to 10 s each.
+foreach(mode preserve fold)
+  set(flag)
+  if(mode STREQUAL "preserve")
+    set(flag --preserve)
+  endif()
+  add_test(NAME onnx_torch_${mode}
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/scripts/bench/onnx_torch.py resnet18 squeezenet1_1
+                   mobilenet_v2 transformer_small ${flag} --superopt ${superopt_bin}
+                   --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5 --time-limit 10 --out ${onnx_out}/torch_${mode})
+  set_tests_properties(onnx_torch_${mode} PROPERTIES LABELS onnx TIMEOUT 600 FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
