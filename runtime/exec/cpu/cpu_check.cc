@@ -10,14 +10,11 @@
 #include "runtime/core/graph_analysis.h"
 #include "runtime/core/kernels.h"
 #include "runtime/cost/cost_model.h"
+#include "runtime/exec/reference_check.h"
 #include "runtime/exec/weight_folding.h"
 
 namespace superopt::cpu {
 namespace {
-
-Tensor<double> to_double(const Tensor<float>& t) {
-  return Tensor<double>(t.shape, std::vector<double>(t.data.begin(), t.data.end()));
-}
 
 void check_weights(const Graph& g, CpuGraph& graph, const std::vector<bool>& weight_only, uint64_t seed,
                    CpuCheck& check) {
@@ -43,17 +40,12 @@ bool within_float_range(const std::vector<Tensor<double>>& tensors) {
 }
 
 void check_nodes(const Graph& g, CpuGraph& graph, const std::vector<bool>& weight_only, CpuCheck& check) {
-  RealArith<double> ar;
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const Node& n = g.node(id);
     if (weight_only[id] || n.op == OpType::input) continue;
-    std::vector<Tensor<double>> inputs;
-    for (TensorRef t : n.inputs()) inputs.push_back(to_double(graph.download(t)));
-    std::vector<const Tensor<double>*> ptrs;
-    for (const Tensor<double>& t : inputs) ptrs.push_back(&t);
-    std::vector<Tensor<double>> want =
-        run_op(ar, n.op, n.params, std::span<const Tensor<double>* const>(ptrs),
-               std::span<const TensorDesc>(n.output_array.data(), size_t(n.num_outputs())));
+    const std::vector<Tensor<double>> inputs =
+        held_inputs(g, id, [&](TensorRef t) { return graph.download(t); });
+    std::vector<Tensor<double>> want = reference_outputs(n, inputs);
     // Random weights without normalization (bert's 8 layers) grow activations past
     // float's range (kFloatLimit); such an operator says nothing about the kernel: counted, not judged.
     if (!within_float_range(inputs) || !within_float_range(want)) {
@@ -71,17 +63,6 @@ void check_nodes(const Graph& g, CpuGraph& graph, const std::vector<bool>& weigh
 }
 
 }  // namespace
-
-double relative_error(const Tensor<float>& got, const Tensor<double>& want) {
-  if (got.shape != want.shape) return std::numeric_limits<double>::infinity();
-  double diff = 0, scale = 0;
-  for (int64_t i = 0; i < want.size(); ++i) {
-    if (!std::isfinite(want[i]) || !std::isfinite(got[i])) return std::numeric_limits<double>::infinity();
-    diff = std::max(diff, std::fabs(got[i] - want[i]));
-    scale = std::max(scale, std::fabs(want[i]));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
 
 CpuCheck check_against_reference(const Graph& g, CpuGraph& graph, uint64_t seed) {
   const std::vector<bool> weight_only = weight_only_nodes(g);

@@ -11,9 +11,6 @@
 
 namespace superopt::cpu {
 
-// max|got - want| / max|want|; infinite when either side has a value that is not finite.
-double relative_error(const Tensor<float>& got, const Tensor<double>& want);
-
 struct CpuCheck {
   double node_error = 0;       // worst operator against the reference operator on the backend's inputs
   std::string worst_node;      // "label (signature)"

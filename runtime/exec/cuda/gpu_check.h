@@ -8,11 +8,11 @@
 
 #include "runtime/core/tensor.h"
 #include "runtime/exec/cuda/gpu_executor.h"
+#include "runtime/exec/reference_check.h"
 
 namespace superopt::cuda {
 
-// max|got - want| / max|want|; infinite when either side has a value that is not finite.
-double relative_error(const Tensor<float>& got, const Tensor<double>& want);
+// relative_error: runtime/exec/reference_check.h.
 
 struct NodeCheck {
   double worst_node_error = 0;    // over operators, against the reference operator on the GPU's inputs

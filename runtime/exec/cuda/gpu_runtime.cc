@@ -36,7 +36,7 @@ void check_outputs(const Graph& g, cuda::GpuGraph& gpu, uint64_t seed, GpuRunRep
   std::vector<Tensor<double>> want = evaluate(g, ar, random_sources(ar, seed));
   report.checked = true;
   for (size_t i = 0; i < want.size(); ++i) {
-    double e = cuda::relative_error(got[i], want[i]);
+    double e = relative_error(got[i], want[i]);
     if (i == 0 || e > report.output_error) {
       report.output_error = e;
       report.worst_output = tensor_label(g, g.outputs()[i]);
