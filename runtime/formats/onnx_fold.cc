@@ -254,6 +254,20 @@ void fold_range(Importer& im, const NodeProto& n) {
 
 }  // namespace
 
+SliceArgs slice_args(const Importer& im, const NodeProto& n) {
+  SliceArgs a;
+  a.starts = ints_from(im, n, 1, "starts").value_or(std::vector<int64_t>{});
+  a.ends = ints_from(im, n, 2, "ends").value_or(std::vector<int64_t>{});
+  a.axes = ints_from(im, n, 3, "axes").value_or(std::vector<int64_t>{});
+  a.steps = ints_from(im, n, 4, "steps").value_or(std::vector<int64_t>(a.starts.size(), 1));
+  if (a.axes.empty())
+    for (size_t k = 0; k < a.starts.size(); ++k) a.axes.push_back(static_cast<int64_t>(k));
+  if (a.ends.size() != a.starts.size() || a.axes.size() != a.starts.size() ||
+      a.steps.size() != a.starts.size())
+    throw Error("starts, ends, axes and steps differ in length");
+  return a;
+}
+
 // Clamped [start, end) with step for one axis of length dim, as ONNX's Slice.
 void slice_bounds(int64_t dim, int64_t step, int64_t& start, int64_t& end) {
   if (start < 0) start += dim;
@@ -272,14 +286,7 @@ namespace {
 void fold_slice(Importer& im, const NodeProto& n) {
   const Constant& c = need(im, n, 0);
   const int rank = static_cast<int>(c.dims.size());
-  std::vector<int64_t> starts = ints_from(im, n, 1, "starts").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> ends = ints_from(im, n, 2, "ends").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> axes = ints_from(im, n, 3, "axes").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> steps = ints_from(im, n, 4, "steps").value_or(std::vector<int64_t>(starts.size(), 1));
-  if (axes.empty())
-    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-    throw Error("starts, ends, axes and steps differ in length");
+  const auto [starts, ends, axes, steps] = slice_args(im, n);
   std::vector<int64_t> first(rank, 0), step(rank, 1), dims = c.dims;
   for (size_t k = 0; k < starts.size(); ++k) {
     const int a = normalize_axis(axes[k], rank);

@@ -83,6 +83,13 @@ const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::strin
 // ONNX Slice's clamping of [start, end) with a step along an axis of length dim.
 void slice_bounds(int64_t dim, int64_t step, int64_t& start, int64_t& end);
 
+// A Slice node's starts, ends, axes and steps (inputs 1-4, or attributes in
+// older opsets), of one length; axes default to 0, 1, ... and steps to 1.
+struct SliceArgs {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+SliceArgs slice_args(const Importer& im, const onnx::NodeProto& n);
+
 // An axis as ONNX gives it (negative counts from the back), checked against the rank.
 int normalize_axis(int64_t axis, int rank);
 

@@ -208,14 +208,7 @@ void map_split(Importer& im, const NodeProto& n) {
 void map_slice(Importer& im, const NodeProto& n) {
   std::vector<int64_t> in = im.input_dims(n, 0);
   const int rank = static_cast<int>(in.size());
-  std::vector<int64_t> starts = ints_from(im, n, 1, "starts").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> ends = ints_from(im, n, 2, "ends").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> axes = ints_from(im, n, 3, "axes").value_or(std::vector<int64_t>{});
-  std::vector<int64_t> steps = ints_from(im, n, 4, "steps").value_or(std::vector<int64_t>(starts.size(), 1));
-  if (axes.empty())
-    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
-    throw Error("starts, ends, axes and steps differ in length");
+  const auto [starts, ends, axes, steps] = slice_args(im, n);
   TensorRef x = im.tensor_input(n, 0);
   for (size_t k = 0; k < starts.size(); ++k) {
     if (steps[k] != 1) throw Error("steps other than 1 on a computed tensor are not supported");
