@@ -19,25 +19,19 @@ std::vector<int> applied_rules(const std::vector<Trace>& traces) {
   return rules;
 }
 
-namespace {
-
-// The applications that reached a graph, shared between a graph and its successors.
-struct History {
-  Step step;
-  std::shared_ptr<const History> parent;
-};
-
-Trace unwind(std::shared_ptr<const Graph> start, const std::shared_ptr<const History>& h) {
+Trace unwind(std::shared_ptr<const Graph> start, const std::shared_ptr<const StepHistory>& h) {
   Trace trace{std::move(start), {}};
-  for (const History* p = h.get(); p; p = p->parent.get()) trace.steps.push_back(p->step);
+  for (const StepHistory* p = h.get(); p; p = p->parent.get()) trace.steps.push_back(p->step);
   std::reverse(trace.steps.begin(), trace.steps.end());
   return trace;
 }
 
+namespace {
+
 struct Candidate {
   std::shared_ptr<const Graph> graph;
   double cost_ms;
-  std::shared_ptr<const History> history;
+  std::shared_ptr<const StepHistory> history;
 };
 
 // Graphs that entered the queue, by canonical hash; collisions are compared exactly.
@@ -133,8 +127,8 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       if (!(c < limits.alpha * best.cost_ms)) return;  // pruned graphs are not remembered: they stay pruned
       auto graph = std::make_shared<const Graph>(std::move(*next));
       seen.insert(hash, graph);
-      auto history = std::make_shared<const History>(
-          History{Step{int(&rule - rules.rules.data()), graph}, current.history});
+      auto history = std::make_shared<const StepHistory>(
+          StepHistory{Step{int(&rule - rules.rules.data()), graph}, current.history});
       Candidate cand{graph, c, history};
       if (c < best.cost_ms) best = cand;
       queue.emplace(c, cand);

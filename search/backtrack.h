@@ -38,6 +38,14 @@ struct Trace {
   std::vector<Step> steps;
 };
 
+// The applications that reached a graph, shared between a graph and its
+// successors (searches keep one per graph they hold), and the trace they make.
+struct StepHistory {
+  Step step;
+  std::shared_ptr<const StepHistory> parent;
+};
+Trace unwind(std::shared_ptr<const Graph> start, const std::shared_ptr<const StepHistory>& h);
+
 struct SearchOutcome {
   Graph best;
   double start_cost_ms = 0;

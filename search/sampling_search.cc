@@ -19,11 +19,6 @@
 namespace superopt::search {
 namespace {
 
-struct History {
-  Step step;
-  std::shared_ptr<const History> parent;
-};
-
 // One sampled sequence. Most are costed and dropped, so a sequence keeps only
 // how to rebuild its graph (its father's graph and the substitution) until it
 // is expanded or is the best: that bounds memory by the sequences kept.
@@ -34,13 +29,13 @@ struct Sequence {
   int length = 0;
   int increases = 0;  // successive cost-increasing substitutions at its end
   std::shared_ptr<const Labels> labels;
-  std::shared_ptr<const History> history;
+  std::shared_ptr<const StepHistory> history;
   // Its father's graph, labels, history and substitutions, and the last
   // substitution: the graph is rebuilt from these, the children found from
   // the father's substitutions and the rewrite between them (Theorem 5).
   std::shared_ptr<const Graph> father;
   std::shared_ptr<const Labels> father_labels;
-  std::shared_ptr<const History> father_history;
+  std::shared_ptr<const StepHistory> father_history;
   std::shared_ptr<const std::vector<Substitution>> father_subs;
   Substitution last;
   std::shared_ptr<const Rewritten> rewrite;
@@ -67,7 +62,7 @@ class Sampler {
     out_.finished = !stopped_;
     out_.best = *best_->graph;
     out_.best_cost_ms = best_->cost;
-    out_.traces.push_back(unwind());
+    out_.traces.push_back(best_trace());
     return std::move(out_);
   }
 
@@ -188,15 +183,11 @@ class Sampler {
     auto rw = std::make_shared<const Rewritten>(relabel(*p.father, *p.father_labels, *p.graph, p.length));
     p.labels = std::make_shared<const Labels>(rw->labels);
     p.rewrite = rw;
-    p.history = std::make_shared<const History>(History{Step{p.last.rule, p.graph}, p.father_history});
+    p.history =
+        std::make_shared<const StepHistory>(StepHistory{Step{p.last.rule, p.graph}, p.father_history});
   }
 
-  Trace unwind() const {
-    Trace t{start_, {}};
-    for (const History* h = best_->history.get(); h; h = h->parent.get()) t.steps.push_back(h->step);
-    std::reverse(t.steps.begin(), t.steps.end());
-    return t;
-  }
+  Trace best_trace() const { return search::unwind(start_, best_->history); }
 
   const RuleIndex& rules_;
   CostModel& cost_;
