@@ -27,8 +27,10 @@ RedundancyCheck check_redundancy(z3::context& ctx, const AxiomSet& axioms, size_
   z3::solver solver(ctx);
   solver.set(entailment_params(ctx, timeout_ms, rlimit));
   // Tracked by name, so that a redundant axiom names the axioms it follows from.
-  for (size_t i = 0; i < axioms.axioms.size(); ++i)
-    if (i != index) solver.add(theory.axiom(axioms.axioms[i]), axioms.axioms[i].name.c_str());
+  // The others are those a rule over its operators could be proved from.
+  const Axiom& checked = axioms.axioms[index];
+  for (const Axiom* other : axioms.theory_for(checked.operators()))
+    if (other != &checked) solver.add(theory.axiom(*other), other->name.c_str());
   solver.add(!theory.axiom_instance(axioms.axioms[index], "!0"));
   RedundancyCheck check;
   check.name = axioms.axioms[index].name;

@@ -22,7 +22,8 @@ struct RedundancyCheck {
   double ms = 0;
 };
 
-// Whether axioms.axioms[index] follows from the other axioms: a fresh solver
+// Whether axioms.axioms[index] follows from the other axioms (those a proof about
+// its operators may use: AxiomSet::theory_for): a fresh solver
 // holds them and the negation of an instance of the axiom at fresh constants;
 // unsat means redundant. "Independent" means Z3 found no proof (a model, or its
 // instances ran out); "undecided" that it ran out of time or resources first.

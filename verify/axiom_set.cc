@@ -1,6 +1,6 @@
 // AxiomSet (axiom_set.h): the parser of axiom files, and terms written back as text.
 // Grammar (see verify/axioms/README.md):
-//   entry   := comment-lines "axiom" NAME ":" "forall" binder+ "." term "=" term
+//   entry   := comment-lines "axiom" NAME [ "unless" OP ] ":" "forall" binder+ "." term "=" term
 //   binder  := NAME ":" "[" atom,* "]"  (a tensor with its shape)  |  NAME ":" KIND
 //   term    := NAME [ "[" key "=" value,* "]" ] [ "(" term,* ")" ]
 // An entry continues on lines that start with white space.
@@ -67,6 +67,13 @@ class EntryParser {
     expect_name("axiom");
     ax.line = peek().line;
     ax.name = take_name("an axiom name");
+    if (peek().kind == Token::name && peek().text == "unless") {
+      ++pos_;
+      std::string op = take_name("an operator after 'unless'");
+      std::optional<OpType> type = op_from_name(op);
+      if (!type) fail("unknown operator '" + op + "' after 'unless'");
+      ax.unless = *type;
+    }
     expect(":");
     expect_name("forall");
     while (!is(".")) parse_binder(ax);
@@ -76,6 +83,8 @@ class EntryParser {
     ax.rhs = parse_term();
     if (peek().kind != Token::end) fail("expected the end of the axiom, got '" + peek().text + "'");
     if (ax.tensors.empty()) fail("axiom " + ax.name + " binds no tensor");
+    if (ax.unless && ax.mentions(*ax.unless))
+      fail("axiom " + ax.name + " mentions " + std::string(op_name(*ax.unless)) + ", which it is unless");
     for (const auto& [name, kind] : vars_) ax.vars.push_back({name, kind});
     check_used(ax);
     return ax;
@@ -366,12 +375,38 @@ std::string_view var_kind_name(VarKind k) {
   return kKindNames[static_cast<int>(k)];
 }
 
-bool AxiomSet::mentions(OpType op) const {
-  std::function<bool(const Term&)> in = [&](const Term& t) {
-    if (!t.is_var() && t.op == op) return true;
-    return std::any_of(t.args.begin(), t.args.end(), in);
+std::set<OpType> Axiom::operators() const {
+  std::set<OpType> ops;
+  std::function<void(const Term&)> collect = [&](const Term& t) {
+    if (t.is_var()) return;
+    ops.insert(t.op);
+    for (const Term& arg : t.args) collect(arg);
   };
-  return std::any_of(axioms.begin(), axioms.end(), [&](const Axiom& a) { return in(a.lhs) || in(a.rhs); });
+  collect(lhs);
+  collect(rhs);
+  return ops;
+}
+
+bool Axiom::mentions(OpType op) const {
+  return operators().count(op) > 0;
+}
+
+bool AxiomSet::mentions(OpType op) const {
+  return std::any_of(axioms.begin(), axioms.end(), [&](const Axiom& a) { return a.mentions(op); });
+}
+
+std::vector<const Axiom*> AxiomSet::theory_for(const std::set<OpType>& rule_ops) const {
+  std::set<OpType> left_out;  // operators whose `unless` axioms this proof uses
+  for (const Axiom& a : axioms)
+    if (a.unless && !rule_ops.count(*a.unless)) left_out.insert(*a.unless);
+  std::vector<const Axiom*> theory;
+  for (const Axiom& a : axioms) {
+    if (a.unless && rule_ops.count(*a.unless)) continue;
+    bool mentions_left_out =
+        std::any_of(left_out.begin(), left_out.end(), [&](OpType op) { return a.mentions(op); });
+    if (!mentions_left_out) theory.push_back(&a);
+  }
+  return theory;
 }
 
 AxiomSet parse_axioms(std::string_view text, std::string_view source_name) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +55,12 @@ struct Axiom {
   std::vector<TensorVar> tensors;
   std::vector<ParamVar> vars;  // every integer-valued variable, dimensions included
   Term lhs, rhs;
+  // `axiom NAME unless OP:` — true of the values, but contradicted by how OP is
+  // encoded (split, cut by the concat tree it meets): used only to prove rules
+  // without OP, and then with no axiom that mentions OP (theory_for).
+  std::optional<OpType> unless;
+  bool mentions(OpType op) const;
+  std::set<OpType> operators() const;  // every operator its terms apply
 };
 
 struct AxiomSet {
@@ -60,6 +68,9 @@ struct AxiomSet {
   std::vector<Axiom> axioms;
   // Operators that some axiom mentions.
   bool mentions(OpType op) const;
+  // The axioms a proof about a rule over these operators may use: an `unless
+  // OP` axiom when the rule has no OP, and then no axiom that mentions OP.
+  std::vector<const Axiom*> theory_for(const std::set<OpType>& rule_ops) const;
 };
 
 // Parses an axiom file. Throws Error "FILE:LINE: message" on anything malformed.

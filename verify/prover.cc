@@ -24,9 +24,29 @@ bool ran_out_of_limits(const std::string& reason_unknown) {
 }
 
 RuleProver::RuleProver(z3::context& ctx, const AxiomSet& axioms, unsigned timeout_ms, unsigned rlimit)
-    : theory_(ctx), axioms_(ctx), params_(entailment_params(ctx, timeout_ms, rlimit)) {
-  for (const Axiom& ax : axioms.axioms) axioms_.push_back(theory_.axiom(ax));
+    : theory_(ctx), axioms_(axioms), params_(entailment_params(ctx, timeout_ms, rlimit)) {}
+
+const z3::expr_vector& RuleProver::theory_for(const std::set<OpType>& rule_ops) {
+  std::vector<const Axiom*> axioms = axioms_.theory_for(rule_ops);
+  std::vector<size_t> key;
+  for (const Axiom* ax : axioms) key.push_back(static_cast<size_t>(ax - axioms_.axioms.data()));
+  auto it = encoded_.find(key);
+  if (it != encoded_.end()) return it->second;
+  z3::expr_vector encoded(theory_.context());
+  for (const Axiom* ax : axioms) encoded.push_back(theory_.axiom(*ax));
+  return encoded_.emplace(std::move(key), encoded).first->second;
 }
+
+namespace {
+
+std::set<OpType> operators_of(const Rule& rule) {
+  std::set<OpType> ops;
+  for (const Graph* g : {&rule.source, &rule.target})
+    for (NodeId id = 0; id < g->num_nodes(); ++id) ops.insert(g->node(id).op);
+  return ops;
+}
+
+}  // namespace
 
 Proof RuleProver::prove(const Rule& rule) {
   auto start = std::chrono::steady_clock::now();
@@ -40,7 +60,7 @@ Proof RuleProver::prove(const Rule& rule) {
   for (size_t k = 0; k < src.size(); ++k) differs.push_back(src[k] != tgt[k]);
   z3::solver solver(ctx);
   solver.set(params_);
-  solver.add(axioms_);
+  solver.add(theory_for(operators_of(rule)));
   solver.add(z3::mk_or(differs));
   z3::check_result r = solver.check();
   // Without model-based instantiation Z3 answers "unknown (incomplete

@@ -4,7 +4,10 @@
 
 #include <z3++.h>
 
+#include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "runtime/db/rule_database.h"
 #include "verify/axiom_set.h"
@@ -37,8 +40,12 @@ class RuleProver {
   Proof prove(const Rule& rule);
 
  private:
+  // The encoded axioms a rule over these operators may use (AxiomSet::theory_for).
+  const z3::expr_vector& theory_for(const std::set<OpType>& rule_ops);
+
   TensorTheory theory_;
-  z3::expr_vector axioms_;
+  AxiomSet axioms_;
+  std::map<std::vector<size_t>, z3::expr_vector> encoded_;  // by the indices of its axioms
   z3::params params_;
 };
 

@@ -18,7 +18,7 @@ struct VerifyLimits {
   // Z3's deterministic resource limit per proof, so that the same rule gets the
   // same answer on any rank and any machine; wall-clock timeouts alone are not
   // honoured promptly once E-matching runs away.
-  unsigned proof_rlimit = 20000;
+  unsigned proof_rlimit = 200000;
 };
 
 struct RuleVerdict {

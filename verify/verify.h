@@ -15,7 +15,7 @@ namespace superopt {
 struct VerifyOptions {
   std::string save_path;          // where rank 0 writes the database: progress and the result
   unsigned timeout_ms = 10000;    // wall clock per Z3 query
-  unsigned proof_rlimit = 20000;  // Z3's deterministic resource limit per proof; 0: none
+  unsigned proof_rlimit = 200000;  // Z3's deterministic resource limit per proof; 0: none
   double save_seconds = 30;       // write progress this often
 };
 

@@ -53,7 +53,7 @@ int verify_command(const std::vector<std::string>& args) {
   opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database to verify")(
       "axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"), "axiom file")(
       "timeout-ms", cli::po::value<unsigned>()->default_value(10000), "wall-clock limit per Z3 query")(
-      "rlimit", cli::po::value<unsigned>()->default_value(20000),
+      "rlimit", cli::po::value<unsigned>()->default_value(200000),
       "Z3 resource limit per proof (deterministic; 0: none)")(
       "save-seconds", cli::po::value<double>()->default_value(30), "write progress this often")(
       "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
