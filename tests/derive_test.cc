@@ -5,10 +5,13 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
 #include "tests/rule_builder.h"
 #include "tests/temp_dir.h"
+#include "tests/verify_fixture.h"
 #include "verify/derive.h"
+#include "verify/verify.h"
 
 using namespace superopt;
 using superopt::test::op;
@@ -44,6 +47,16 @@ Rule conv_relu_rule(int64_t kernel_in_channels, RuleStatus status) {
   Rule rule = r.rule();
   rule.status = status;
   return rule;
+}
+
+// ewadd(x, y) = ewadd(y, x), under `wrap` relus on both sides.
+Rule ewadd_swap_rule(int wrap) {
+  RuleBuilder r;
+  auto [x, xb] = r.input("x", Shape{2, 4});
+  auto [y, yb] = r.input("y", Shape{2, 4});
+  r.source.add_output(relus(r.source, op(r.source, OpType::ewadd, {x, y}), wrap));
+  r.target.add_output(relus(r.target, op(r.target, OpType::ewadd, {yb, xb}), wrap));
+  return r.rule();
 }
 
 RuleDatabase database(std::vector<Rule> rules) {
@@ -111,4 +124,28 @@ TEST_CASE("a derivation step outside the used rule's family is refused", "[deriv
   db.rules[1].status = RuleStatus::derived;
   db.rules[1].derivation = dense.rules[1].derivation;
   CHECK(derivation_error(db.rules, 1).value().find("does not match at the stored site") != std::string::npos);
+}
+
+TEST_CASE("verify derives from the smaller proven rules and asks Z3 only about the rest", "[derive]") {
+  static const MpiWorld world;  // one process: the whole pool
+  test::TempDir dir;
+  for (bool derive_first : {true, false}) {
+    RuleDatabase db = database({ewadd_swap_rule(1), ewadd_swap_rule(0)});
+    VerifyOptions options;
+    options.save_path = dir.file("rules.h5");
+    options.derive_first = derive_first;
+    const VerifySummary s = verify_rules(db, test::taso_axioms(), options);
+    CHECK(db.rules[1].status == RuleStatus::verified);  // the smaller one, first
+    if (derive_first) {
+      REQUIRE(db.rules[0].status == RuleStatus::derived);
+      CHECK(db.rules[0].derivation.size() == 1);
+      CHECK(db.rules[0].derivation[0].rule == 1);
+      CHECK_FALSE(derivation_error(db.rules, 0));
+      CHECK(s.derived == 1);
+      CHECK(RuleDatabase::read(options.save_path).rules[0].derivation == db.rules[0].derivation);
+    } else {
+      CHECK(db.rules[0].status == RuleStatus::verified);
+      CHECK(s.derived == 0);
+    }
+  }
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The verifier pool: the same verdicts from 1 process and from 3 MPI ranks (2
-# workers), and a run killed midway resumes to the same database.
+# The verifier pool: the same verdicts and derivations from 1 process, 2 MPI
+# ranks (1 worker) and 3 (2 workers), and a run killed midway resumes to the
+# same database.
 #   verify_mpi_test.sh SUPEROPT MPIEXEC WORKDIR
 set -eu
 bin=$1
@@ -14,9 +15,11 @@ fail() { echo "verify_mpi_test: FAIL: $*"; exit 1; }
 
 "$bin" enumerate --max-ops 2 --out base.h5 --force >/dev/null
 cp base.h5 one.h5
+cp base.h5 two.h5
 cp base.h5 three.h5
 cp base.h5 resumed.h5
 "$bin" verify one.h5
+"$mpiexec" -n 2 --oversubscribe "$bin" verify two.h5
 "$mpiexec" -n 3 --oversubscribe "$bin" verify three.h5
 
 set +e
@@ -38,12 +41,15 @@ grep -q "\"checked\":$undecided," resumed.json ||
 import h5py
 def verdicts(path):
     f = h5py.File(path, "r")
-    return list(f["rules/status"][:]), [n.decode() if isinstance(n, bytes) else n for n in f["rules/note"][:]]
-one, three, resumed = verdicts("one.h5"), verdicts("three.h5"), verdicts("resumed.h5")
+    text = lambda column: [n.decode() if isinstance(n, bytes) else n for n in f["rules/" + column][:]]
+    return list(f["rules/status"][:]), text("note"), text("derivation")
+one, two, three, resumed = verdicts("one.h5"), verdicts("two.h5"), verdicts("three.h5"), verdicts("resumed.h5")
+assert one == two, "1 process and 2 ranks disagree"
 assert one == three, "1 process and 3 ranks disagree"
+assert one[0].count(4) > 0, "no rule was derived"
 assert one == resumed, "the resumed run disagrees"
 assert 0 not in one[0], "a rule is still a candidate"
-print("rules:", len(one[0]), "verified:", one[0].count(1))
+print("rules:", len(one[0]), "verified:", one[0].count(1), "derived:", one[0].count(4))
 PY
 "$bin" db info one.h5 | grep -E "verified +[1-9]" >/dev/null || fail "db info does not show verified rules"
 echo "verify_mpi_test: ok"

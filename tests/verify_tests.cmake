@@ -33,6 +33,7 @@ set_tests_properties(soundness_fresh_3_ops PROPERTIES LABELS mpi TIMEOUT 900
 # Derivations: derive, replay, invalidate; the derive and check-proofs commands.
 add_executable(derive_tests derive_test.cc)
 target_link_libraries(derive_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
+target_compile_definitions(derive_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 catch_discover_tests(derive_tests TEST_PREFIX "derive:")
 add_test(NAME cli_derive_and_check_proofs
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/derive_cli_test.sh $<TARGET_FILE:superopt>

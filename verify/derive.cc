@@ -85,8 +85,9 @@ std::optional<Derivation> meet(const Frontier& source, const Frontier& target) {
   return best;
 }
 
-// The shortest derivation of rule within the bounds, if one is found.
-std::optional<Derivation> derive(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o) {
+}  // namespace
+
+std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o) {
   const int max_ops = std::max(rule.source.num_operators(), rule.target.num_operators()) + o.max_extra_ops;
   Frontier source(rule.source, false), target(rule.target, true);
   int steps = 0;
@@ -97,6 +98,8 @@ std::optional<Derivation> derive(const Rule& rule, const RuleIndex& proven, cons
   }
   return std::nullopt;
 }
+
+namespace {
 
 std::vector<int64_t> derivation_sequence(const std::vector<Rule>& rules) {
   std::vector<int64_t> order(rules.size());
@@ -118,7 +121,7 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options) {
     Rule& rule = db.rules[k];
     if (rule.status != RuleStatus::refuted && rule.status != RuleStatus::derived) {
       ++summary.tried;
-      if (std::optional<Derivation> d = derive(rule, proven, options)) {
+      if (std::optional<Derivation> d = find_derivation(rule, proven, options)) {
         rule.status = RuleStatus::derived;
         rule.note.clear();
         ++summary.by_steps[int(d->size())];

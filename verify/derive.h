@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 
 #include "runtime/db/rule_database.h"
+#include "runtime/rewrite/rule_index.h"
 
 namespace superopt::verify {
 
@@ -25,6 +27,10 @@ struct DeriveSummary {
   int64_t invalidated = 0;          // derivations dropped first: a rule they used is no longer proven
   double seconds = 0;
 };
+
+// The shortest derivation of rule from the rules in `proven` within the bounds:
+// both sides rewritten breadth first until they meet in one graph.
+std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o);
 
 // Goes through the rules in derivation order (smallest first) and derives
 // every non-refuted one it can from the proven rules before it; a verified rule

@@ -25,6 +25,7 @@ struct RuleVerdict {
   RuleStatus status = RuleStatus::unknown;
   double ms = 0;
   std::string note;
+  Derivation derivation;  // derived: the proof
 };
 
 class RuleVerifier {

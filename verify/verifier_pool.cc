@@ -1,6 +1,6 @@
 // The master/worker protocol of the verifier pool (see verifier_pool.h).
-// A worker sends [int32 rule or -1][uint8 status][double ms][note bytes] and
-// receives the next rule index, or -1 when there is nothing left.
+// A worker sends [int32 rule or -1][uint8 status][double ms][note]['\0'][derivation
+// text] and receives the next rule index, or -1 when there is nothing left.
 #include "verify/verifier_pool.h"
 
 #include <mpi.h>
@@ -22,7 +22,7 @@ std::string encode(int rule, const RuleVerdict& v) {
   std::memcpy(bytes.data(), &r, sizeof r);
   bytes[sizeof r] = static_cast<char>(v.status);
   std::memcpy(bytes.data() + sizeof r + 1, &v.ms, sizeof v.ms);
-  return bytes + v.note;
+  return bytes + v.note + '\0' + derivation_text(v.derivation);
 }
 
 int decode(const std::string& bytes, RuleVerdict& v) {
@@ -30,7 +30,10 @@ int decode(const std::string& bytes, RuleVerdict& v) {
   std::memcpy(&r, bytes.data(), sizeof r);
   v.status = static_cast<RuleStatus>(bytes[sizeof r]);
   std::memcpy(&v.ms, bytes.data() + sizeof r + 1, sizeof v.ms);
-  v.note = bytes.substr(sizeof r + 1 + sizeof v.ms);
+  const std::string rest = bytes.substr(sizeof r + 1 + sizeof v.ms);
+  const size_t end_of_note = rest.find('\0');
+  v.note = rest.substr(0, end_of_note);
+  if (end_of_note != std::string::npos) v.derivation = derivation_from_text(rest.substr(end_of_note + 1));
   return r;
 }
 

@@ -9,28 +9,39 @@
 
 #include "runtime/db/rule_database.h"
 #include "verify/axiom_set.h"
+#include "verify/derive.h"
 
 namespace superopt {
 
 struct VerifyOptions {
-  std::string save_path;          // where rank 0 writes the database: progress and the result
-  unsigned timeout_ms = 10000;    // wall clock per Z3 query
+  std::string save_path;           // where rank 0 writes the database: progress and the result
+  unsigned timeout_ms = 10000;     // wall clock per Z3 query
   unsigned proof_rlimit = 200000;  // Z3's deterministic resource limit per proof; 0: none
-  double save_seconds = 30;       // write progress this often
+  double save_seconds = 30;        // write progress this often
+  // Derive first: a rule that a short chain of proven smaller rules proves is
+  // `derived`, and Z3 is asked only about the others.
+  bool derive_first = true;
+  verify::DeriveOptions derive;
 };
 
 struct VerifySummary {
   int64_t rules = 0;                               // in the database
   std::array<int64_t, kNumRuleStatuses> counts{};  // rules by status after the run, indexed by RuleStatus
   int64_t checked = 0;                             // rules this run decided
+  int64_t derived = 0;                             // of which by a derivation
   int workers = 1;
   double wall_seconds = 0;
   double median_ms = 0;  // per rule checked
   double p95_ms = 0;
+  double z3_median_ms = 0;  // per rule that Z3 decided (not derived)
+  double z3_p95_ms = 0;
 };
 
-// Decides every undecided rule of db (candidate or unknown) as verified,
-// refuted or unknown, on every rank of MPI_COMM_WORLD (MPI must be initialised).
+// Decides every undecided rule of db (candidate or unknown) as derived,
+// verified, refuted or unknown, on every rank of MPI_COMM_WORLD (MPI must be
+// initialised). Rules go by size (operators on both sides), smallest first; a
+// size's rules are derived from the proven rules of smaller sizes where they
+// can be (options.derive_first), and decided by validation and Z3 otherwise.
 // Every rank passes the same database and axioms: workers read their rules from
 // it, rank 0 records the verdicts in it, saves it to options.save_path now and
 // then and at the end, and gets the summary. Throws Error on every rank alike

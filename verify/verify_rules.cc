@@ -1,5 +1,6 @@
 // verify_rules(): the run behind `superopt verify` (see verify.h): which rules
-// to decide, the verifier pool over the MPI ranks, and the periodic saves.
+// to decide, size by size, derived where the smaller proven rules allow and by
+// the verifier pool over the MPI ranks otherwise, and the periodic saves.
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 
 #include "runtime/core/error.h"
 #include "runtime/mpi/mpi_world.h"
+#include "runtime/rewrite/derivation.h"
+#include "runtime/rewrite/rule_index.h"
 #include "verify/rule_verifier.h"
 #include "verify/verifier_pool.h"
 #include "verify/verify.h"
@@ -35,14 +38,41 @@ void check_axioms_cover(const RuleDatabase& db, const verify::AxiomSet& axioms) 
   throw Error("the axioms in " + axioms.source + " never mention " + names + ", which the rules use");
 }
 
-// Unknown rules are tried again (a later run may have more time or axioms);
-// verified and refuted ones are settled.
-std::vector<int> undecided_rules(const RuleDatabase& db) {
-  std::vector<int> todo;
-  for (int i = 0; i < static_cast<int>(db.rules.size()); ++i)
-    if (db.rules[i].status == RuleStatus::candidate || db.rules[i].status == RuleStatus::unknown)
-      todo.push_back(i);
-  return todo;
+// Every rule in the order derivations follow (smallest first).
+std::vector<int> derivation_sequence(const RuleDatabase& db) {
+  std::vector<int> order(db.rules.size());
+  for (int i = 0; i < static_cast<int>(order.size()); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return derivation_order(db.rules[a].num_operators(), a) <
+           derivation_order(db.rules[b].num_operators(), b);
+  });
+  return order;
+}
+
+// The undecided rules (unknown ones are tried again: a later run may have more
+// time or axioms; the others are settled), by size, smallest first.
+std::vector<std::vector<int>> undecided_by_size(const RuleDatabase& db, const std::vector<int>& order) {
+  std::vector<std::vector<int>> sizes;
+  int last_size = -1;
+  for (int i : order) {
+    const Rule& r = db.rules[i];
+    if (r.status != RuleStatus::candidate && r.status != RuleStatus::unknown) continue;
+    if (r.num_operators() != last_size) sizes.emplace_back();
+    last_size = r.num_operators();
+    sizes.back().push_back(i);
+  }
+  return sizes;
+}
+
+// Rank 0's verdicts on `rules` reach every rank, so that all grow the same index
+// of proven rules.
+void share_statuses(const MpiWorld& world, RuleDatabase& db, const std::vector<int>& rules) {
+  if (world.size() == 1) return;
+  std::string statuses;
+  if (world.rank() == 0)
+    for (int i : rules) statuses.push_back(static_cast<char>(db.rules[i].status));
+  statuses = world.broadcast(statuses);
+  for (size_t k = 0; k < rules.size(); ++k) db.rules[rules[k]].status = static_cast<RuleStatus>(statuses[k]);
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -79,7 +109,12 @@ class VerdictRecorder {
     r.status = v.status;
     r.proof_ms = v.ms;
     r.note = v.note;
+    r.derivation = v.derivation;
     rule_ms_.push_back(v.ms);
+    if (v.status == RuleStatus::derived)
+      ++derived_;
+    else
+      z3_ms_.push_back(v.ms);
     if (static_cast<int64_t>(rule_ms_.size()) == exit_after_) {
       db_.write(options_.save_path);
       _exit(3);
@@ -91,6 +126,8 @@ class VerdictRecorder {
   }
 
   const std::vector<double>& rule_ms() const { return rule_ms_; }
+  const std::vector<double>& z3_ms() const { return z3_ms_; }
+  int64_t derived() const { return derived_; }
 
  private:
   RuleDatabase& db_;
@@ -98,16 +135,32 @@ class VerdictRecorder {
   const int64_t exit_after_;
   Clock::time_point saved_;
   std::vector<double> rule_ms_;  // one per verdict
+  std::vector<double> z3_ms_;    // one per verdict not by derivation
+  int64_t derived_ = 0;
 };
 
-VerifySummary summarize(const RuleDatabase& db, const std::vector<double>& rule_ms) {
+VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder) {
   VerifySummary s;
   s.rules = static_cast<int64_t>(db.rules.size());
   for (const Rule& r : db.rules) ++s.counts[static_cast<int>(r.status)];
-  s.checked = static_cast<int64_t>(rule_ms.size());
-  s.median_ms = percentile(rule_ms, 0.5);
-  s.p95_ms = percentile(rule_ms, 0.95);
+  s.checked = static_cast<int64_t>(recorder.rule_ms().size());
+  s.derived = recorder.derived();
+  s.median_ms = percentile(recorder.rule_ms(), 0.5);
+  s.p95_ms = percentile(recorder.rule_ms(), 0.95);
+  s.z3_median_ms = percentile(recorder.z3_ms(), 0.5);
+  s.z3_p95_ms = percentile(recorder.z3_ms(), 0.95);
   return s;
+}
+
+// A derivation from the proven rules in `proven`, else the verifier's verdict.
+RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule, const RuleIndex* proven,
+                             const verify::DeriveOptions& bounds) {
+  if (proven) {
+    const Clock::time_point start = Clock::now();
+    if (std::optional<Derivation> d = verify::find_derivation(rule, *proven, bounds))
+      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, "", std::move(*d)};
+  }
+  return decide(verifier, rule);
 }
 
 }  // namespace
@@ -115,19 +168,36 @@ VerifySummary summarize(const RuleDatabase& db, const std::vector<double>& rule_
 VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, const VerifyOptions& options) {
   const MpiWorld world;  // MPI is already running: the caller started it
   world.on_all_ranks([&] { check_axioms_cover(db, axioms); });
-  const std::vector<int> todo = undecided_rules(db);
+  // A derivation through a rule that is no longer proven is no proof: decided again.
+  invalidate_broken_derivations(db.rules);
+  const std::vector<int> order = derivation_sequence(db);
+  const std::vector<std::vector<int>> sizes = undecided_by_size(db, order);
   verify::VerifyLimits limits;
   limits.timeout_ms = options.timeout_ms;
   limits.proof_rlimit = options.proof_rlimit;
   verify::RuleVerifier verifier(axioms, limits);
   const Clock::time_point start = Clock::now();
   VerdictRecorder recorder(db, options, start);
-  const int workers = verify::run_verifier_pool(
-      world, todo, [&](int i) { return decide(verifier, db.rules[i]); },
-      [&](int i, const RuleVerdict& v) { recorder.record(i, v); });
+  RuleIndex proven;    // the proven rules of the sizes before the current one
+  size_t indexed = 0;  // rules of `order` looked at for `proven`
+  int workers = world.size() == 1 ? 1 : world.size() - 1;
+  bool any = false;
+  for (const std::vector<int>& todo : sizes) {
+    const int size = db.rules[todo.front()].num_operators();
+    for (; indexed < order.size() && db.rules[order[indexed]].num_operators() < size; ++indexed)
+      if (is_proven(db.rules[order[indexed]].status))
+        for (DirectedRule& d : compile_rule(db.rules[order[indexed]], order[indexed]))
+          proven.add(std::move(d));
+    const RuleIndex* from = options.derive_first ? &proven : nullptr;
+    workers = verify::run_verifier_pool(
+        world, todo, [&](int i) { return derive_or_decide(verifier, db.rules[i], from, options.derive); },
+        [&](int i, const RuleVerdict& v) { recorder.record(i, v); });
+    share_statuses(world, db, todo);
+    any = true;
+  }
   const double wall_seconds = seconds_since(start);
-  if (world.rank() == 0 && !todo.empty()) db.write(options.save_path);
-  VerifySummary s = summarize(db, recorder.rule_ms());
+  if (world.rank() == 0 && any) db.write(options.save_path);
+  VerifySummary s = summarize(db, recorder);
   s.workers = workers;
   s.wall_seconds = wall_seconds;
   return s;
