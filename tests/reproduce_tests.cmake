@@ -18,7 +18,7 @@ function(reproduce_test name rows columns)
 endfunction()
 
 set(reproduce_rules "--rules ${search_taso3} --allow-unverified")
-reproduce_test(pruning-table 3 "source max_ops initial after_input_renaming after_common_subgraphs")
+reproduce_test(pruning-table 3 "source max_ops initial after_input_renaming after_common_subgraphs after_minimization")
 reproduce_test(rule-size 6 "model max_ops cost_after_ms speedup check" ${reproduce_rules})
 reproduce_test(search-vs-exhaustive 2 "model exhaustive_s backtracking_s same_cost same_graph" ${reproduce_rules})
 reproduce_test(alpha 6 "model alpha cost_after_ms search_seconds" ${reproduce_rules})

@@ -46,11 +46,12 @@ def grouped_bars(ax, groups, series, values, log=False):
 
 def pruning(rows, png):
     print_table(rows, ["source", "max_ops", "initial", "after_input_renaming", "after_common_subgraphs",
-                       "reduction", "seconds"])
-    stages = ["initial", "after_input_renaming", "after_common_subgraphs"]
-    labels = ["initial", "input renaming", "common subgraph"]
+                       "after_minimization", "reduction", "seconds"])
+    stages = ["initial", "after_input_renaming", "after_common_subgraphs", "after_minimization"]
+    labels = ["initial", "input renaming", "common subgraph", "minimization"]
     series = [f"{r['source']}, {r['max_ops']} ops" for r in rows]
-    values = {(lab, s): float(r[st]) for r, s in zip(rows, series) for st, lab in zip(stages, labels)}
+    values = {(lab, s): float(r[st]) for r, s in zip(rows, series) for st, lab in zip(stages, labels)
+              if r.get(st)}
     fig, ax = plt.subplots(figsize=(8, 4.5))
     grouped_bars(ax, labels, series, values, log=True)
     ax.set_ylabel("substitutions remaining (log scale)")
