@@ -2,8 +2,6 @@
 #include "verify/derive.h"
 
 #include <algorithm>
-#include <chrono>
-#include <numeric>
 #include <unordered_map>
 
 #include "runtime/core/graph_hash.h"
@@ -28,23 +26,26 @@ class Frontier {
 
   // Every graph one rewrite away from the last level; false when the bound
   // on graphs stopped it.
-  bool expand(const RuleIndex& rules, int max_ops, int max_graphs) {
+  bool expand(const RuleIndex& rules, int first_n, int max_ops, int max_graphs) {
     const size_t begin = level_begin_, end = reached_.size();
     level_begin_ = end;
     for (size_t i = begin; i < end; ++i) {
       const Graph g = reached_[i].graph;  // copied: add() may move reached_
       const Derivation steps = reached_[i].steps;
       bool full = false;
-      for_each_occurrence(g, rules, [&](const DirectedRule& d, const Match& m) {
-        if (full) return;
-        std::optional<Graph> next = apply_rule(g, m, d);
-        if (!next || next->num_operators() > max_ops) return;
-        Derivation path = steps;
-        path.push_back({d.rule, d.reversed, on_target_, {}, {}});
-        record_site(m, path.back());
-        add({std::move(*next), std::move(path)});
-        full = int(reached_.size()) >= max_graphs;
-      });
+      for_each_occurrence(
+          g, rules,
+          [&](const DirectedRule& d, const Match& m) {
+            if (full) return;
+            std::optional<Graph> next = apply_rule(g, m, d);
+            if (!next || next->num_operators() > max_ops) return;
+            Derivation path = steps;
+            path.push_back({d.rule, d.reversed, on_target_, {}, {}});
+            record_site(m, path.back());
+            add({std::move(*next), std::move(path)});
+            full = int(reached_.size()) >= max_graphs;
+          },
+          first_n);
       if (full) return false;
     }
     return true;
@@ -87,53 +88,17 @@ std::optional<Derivation> meet(const Frontier& source, const Frontier& target) {
 
 }  // namespace
 
-std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o) {
+std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o,
+                                          int first_n) {
   const int max_ops = std::max(rule.source.num_operators(), rule.target.num_operators()) + o.max_extra_ops;
   Frontier source(rule.source, false), target(rule.target, true);
   int steps = 0;
   for (bool grow_source = true; steps < o.max_steps; grow_source = !grow_source, ++steps) {
     Frontier& side = grow_source ? source : target;
-    side.expand(proven, max_ops, o.max_graphs);
+    side.expand(proven, first_n, max_ops, o.max_graphs);
     if (std::optional<Derivation> d = meet(source, target)) return d;
   }
   return std::nullopt;
-}
-
-namespace {
-
-std::vector<int64_t> derivation_sequence(const std::vector<Rule>& rules) {
-  std::vector<int64_t> order(rules.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return derivation_order(rules[a].num_operators(), a) < derivation_order(rules[b].num_operators(), b);
-  });
-  return order;
-}
-
-}  // namespace
-
-DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  DeriveSummary summary;
-  summary.invalidated = invalidate_broken_derivations(db.rules);
-  RuleIndex proven;
-  for (int64_t k : derivation_sequence(db.rules)) {
-    Rule& rule = db.rules[k];
-    if (rule.status != RuleStatus::refuted && rule.status != RuleStatus::derived) {
-      ++summary.tried;
-      if (std::optional<Derivation> d = find_derivation(rule, proven, options)) {
-        rule.status = RuleStatus::derived;
-        rule.note.clear();
-        ++summary.by_steps[int(d->size())];
-        rule.derivation = std::move(*d);
-        ++summary.derived;
-      }
-    }
-    if (is_proven(rule.status))
-      for (DirectedRule& d : compile_rule(rule, int(k))) proven.add(std::move(d));
-  }
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return summary;
 }
 
 }  // namespace superopt::verify

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "runtime/db/rule_database.h"
+#include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/rule_index.h"
 
 namespace superopt::verify {
@@ -25,18 +26,25 @@ struct DeriveSummary {
   int64_t derived = 0;              // rules derived this run
   std::map<int, int64_t> by_steps;  // derived rules by derivation length
   int64_t invalidated = 0;          // derivations dropped first: a rule they used is no longer proven
+  int passes = 0;
   double seconds = 0;
 };
 
-// The shortest derivation of rule from the rules in `proven` within the bounds:
-// both sides rewritten breadth first until they meet in one graph.
-std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o);
+// The shortest derivation of rule from the rules in `proven` (the first
+// `first_n` added, if not -1) within the bounds: both sides rewritten breadth
+// first until they meet in one graph.
+std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o,
+                                          int first_n = -1);
 
-// Goes through the rules in derivation order (smallest first) and derives
-// every non-refuted one it can from the proven rules before it; a verified rule
-// that is derived leaves the minimal set. Rules already derived keep their
-// derivation (after derivations that used a no-longer-proven rule are dropped).
-DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options);
+// Derives every non-refuted rule it can from the proven rules before it in
+// derivation order (smallest first); a verified rule that is derived leaves the
+// minimal set. Rules already derived keep their derivation (after derivations
+// that used a no-longer-proven rule are dropped). Whether a rule derives
+// depends only on the proven rules before it, so the rules are shared out over
+// the ranks of `world` (the verifier pool; null: this process alone), in
+// passes until no rule that was unproven at a pass's start became derived.
+// Every rank passes the same database and gets the result.
+DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world = nullptr);
 
 // `superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]`
 int derive_command(const std::vector<std::string>& args);

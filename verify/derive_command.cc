@@ -1,11 +1,13 @@
 // `superopt derive`: derives what it can of a database's rules from the proven
 // ones before them, stores the derivations, and prints the minimal set's size.
+// Under mpirun the ranks share the rules out (the verifier pool); rank 0 writes.
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "runtime/cli/command_line.h"
 #include "runtime/core/error.h"
+#include "runtime/mpi/mpi_world.h"
 #include "verify/derive.h"
 
 namespace superopt::verify {
@@ -22,6 +24,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
                         {"derived", s.derived},
                         {"invalidated", s.invalidated},
                         {"seconds", s.seconds},
+                        {"passes", s.passes},
                         {"minimal_set", count(RuleStatus::verified)}};
     for (const auto& [steps, n] : s.by_steps) j["derived_by_steps"][std::to_string(steps)] = n;
     for (int i = 0; i < kNumRuleStatuses; ++i)
@@ -56,21 +59,27 @@ int derive_command(const std::vector<std::string>& args) {
       "json", "print the summary as one JSON object");
   cli::po::positional_options_description pos;
   pos.add("database", 1);
+  // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
+  MpiWorld world;
   try {
-    auto vm =
-        cli::parse("superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]", opts, pos, args);
+    auto vm = cli::parse("superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]", opts, pos,
+                         args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
-    cli::require_positive(o.max_steps, "--max-steps");
-    cli::require_positive(o.max_graphs, "--max-graphs");
-    if (o.max_extra_ops < 0) throw Error("--max-extra-ops must be 0 or more");
     const std::string path = (*vm)["database"].as<std::string>();
-    RuleDatabase db = RuleDatabase::read(path);
-    DeriveSummary s = derive_rules(db, o);
+    RuleDatabase db;
+    world.on_all_ranks([&] {
+      cli::require_positive(o.max_steps, "--max-steps");
+      cli::require_positive(o.max_graphs, "--max-graphs");
+      if (o.max_extra_ops < 0) throw Error("--max-extra-ops must be 0 or more");
+      db = RuleDatabase::read(path);
+    });
+    DeriveSummary s = derive_rules(db, o, &world);
+    if (world.rank() != 0) return cli::kExitOk;
     db.write(path);
     print_summary(s, db, path, vm->count("json"));
     return cli::kExitOk;
   } catch (const Error& e) {
-    std::cerr << "superopt derive: " << e.what() << "\n";
+    if (world.rank() == 0) std::cerr << "superopt derive: " << e.what() << "\n";
     return cli::kExitUsage;
   }
 }

@@ -18,8 +18,11 @@ struct RuleIndex {
 };
 RuleIndex index_rules(std::vector<DirectedRule> rules);
 
-// Calls visit for every occurrence of every rule in g.
+// Calls visit for every occurrence in g of every rule, or of the first
+// `first_n` rules added (an index built in derivation order, cut where a
+// derivation may no longer look).
 void for_each_occurrence(const Graph& g, const RuleIndex& rules,
-                         const std::function<void(const DirectedRule&, const Match&)>& visit);
+                         const std::function<void(const DirectedRule&, const Match&)>& visit,
+                         int first_n = -1);
 
 }  // namespace superopt

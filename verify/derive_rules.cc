@@ -1,0 +1,122 @@
+// derive_rules() (see derive.h): the minimization run. Whether a rule derives
+// depends only on the proven rules before it, so one index of every proven
+// rule, built in derivation order and cut at each rule's place, lets the
+// verifier pool share the rules out over the ranks.
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "runtime/rewrite/derivation.h"
+#include "verify/derive.h"
+#include "verify/verifier_pool.h"
+
+namespace superopt::verify {
+namespace {
+
+std::vector<int> derivation_sequence(const std::vector<Rule>& rules) {
+  std::vector<int> order(rules.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return derivation_order(rules[a].num_operators(), a) < derivation_order(rules[b].num_operators(), b);
+  });
+  return order;
+}
+
+// The proven rules in derivation order, and for every rule how many of the
+// index's entries come before it.
+struct ProvenBefore {
+  RuleIndex index;
+  std::vector<int> first_n;
+};
+
+ProvenBefore proven_before(const std::vector<Rule>& rules, const std::vector<int>& order) {
+  ProvenBefore p;
+  p.first_n.resize(rules.size());
+  for (int k : order) {
+    p.first_n[k] = int(p.index.rules.size());
+    if (is_proven(rules[k].status))
+      for (DirectedRule& d : compile_rule(rules[k], k)) p.index.add(std::move(d));
+  }
+  return p;
+}
+
+// Rank 0's results on `rules` (status and derivation) reach every rank.
+void share_results(const MpiWorld* world, std::vector<Rule>& rules, const std::vector<int>& done) {
+  if (!world || world->size() == 1) return;
+  std::string text;
+  if (world->rank() == 0)
+    for (int k : done)
+      text += std::to_string(int(rules[k].status)) + " " + derivation_text(rules[k].derivation) + "\n";
+  text = world->broadcast(text);
+  size_t at = 0;
+  for (int k : done) {
+    const size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    const size_t space = line.find(' ');
+    rules[k].status = static_cast<RuleStatus>(std::stoi(line.substr(0, space)));
+    rules[k].derivation = derivation_from_text(line.substr(space + 1));
+  }
+}
+
+// The rules a pass tries: not refuted, not derived, and after `from` in
+// derivation order (nothing before it changed since they were last tried).
+std::vector<int> to_try(const std::vector<Rule>& rules, const std::vector<int>& order, size_t from) {
+  std::vector<int> todo;
+  for (size_t i = from; i < order.size(); ++i) {
+    const RuleStatus s = rules[order[i]].status;
+    if (s != RuleStatus::refuted && s != RuleStatus::derived) todo.push_back(order[i]);
+  }
+  return todo;
+}
+
+}  // namespace
+
+DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world) {
+  const auto start = std::chrono::steady_clock::now();
+  DeriveSummary summary;
+  summary.invalidated = invalidate_broken_derivations(db.rules);
+  const std::vector<int> order = derivation_sequence(db.rules);
+  std::vector<size_t> position(db.rules.size());
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  for (size_t from = 0; from < order.size();) {
+    const std::vector<int> todo = to_try(db.rules, order, from);
+    if (todo.empty()) break;
+    const ProvenBefore proven = proven_before(db.rules, order);
+    std::vector<bool> was_proven;
+    for (int k : todo) was_proven.push_back(is_proven(db.rules[k].status));
+    auto attempt = [&](int k) {
+      RuleVerdict v{db.rules[k].status, 0, "", {}};
+      if (std::optional<Derivation> d =
+              find_derivation(db.rules[k], proven.index, options, proven.first_n[k]))
+        v = RuleVerdict{RuleStatus::derived, 0, "", std::move(*d)};
+      return v;
+    };
+    auto record = [&](int k, const RuleVerdict& v) {
+      if (v.status != RuleStatus::derived) return;
+      Rule& rule = db.rules[k];
+      rule.status = RuleStatus::derived;
+      rule.note.clear();
+      rule.derivation = v.derivation;
+      ++summary.by_steps[int(v.derivation.size())];
+      ++summary.derived;
+    };
+    if (world)
+      run_verifier_pool(*world, todo, attempt, record);
+    else
+      for (int k : todo) record(k, attempt(k));
+    share_results(world, db.rules, todo);
+    summary.tried += int64_t(todo.size());
+    ++summary.passes;
+    // Only a newly proven rule can make a later rule derivable: the next pass
+    // starts after the first one.
+    from = order.size();
+    for (size_t t = 0; t < todo.size(); ++t)
+      if (!was_proven[t] && db.rules[todo[t]].status == RuleStatus::derived)
+        from = std::min(from, position[todo[t]] + 1);
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace superopt::verify
