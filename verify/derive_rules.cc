@@ -86,10 +86,10 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
     std::vector<bool> was_proven;
     for (int k : todo) was_proven.push_back(is_proven(db.rules[k].status));
     auto attempt = [&](int k) {
-      RuleVerdict v{db.rules[k].status, 0, "", {}};
+      RuleVerdict v{db.rules[k].status, 0, 0, "", {}};
       if (std::optional<Derivation> d =
               find_derivation(db.rules[k], proven.index, options, proven.first_n[k]))
-        v = RuleVerdict{RuleStatus::derived, 0, "", std::move(*d)};
+        v = RuleVerdict{RuleStatus::derived, 0, 0, "", std::move(*d)};
       return v;
     };
     auto record = [&](int k, const RuleVerdict& v) {

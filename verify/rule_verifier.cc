@@ -30,6 +30,7 @@ RuleVerdict RuleVerifier::verify(const Rule& rule) {
   }
   if (validation.result == Validation::refuted) return finish(RuleStatus::refuted, validation.note);
   Proof proof = prover_.prove(rule);
+  v.proof_ms = proof.ms;
   if (proof.outcome == ProofOutcome::proved) return finish(RuleStatus::verified, validation.note);
   std::string why = proof.outcome == ProofOutcome::timeout ? "proof ran out of time or resources"
                                                            : "not entailed by the axioms";

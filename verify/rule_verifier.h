@@ -23,7 +23,8 @@ struct VerifyLimits {
 
 struct RuleVerdict {
   RuleStatus status = RuleStatus::unknown;
-  double ms = 0;
+  double ms = 0;        // all of it: validation, proof or derivation
+  double proof_ms = 0;  // Z3's proof alone (0: none ran)
   std::string note;
   Derivation derivation;  // derived: the proof
 };

@@ -1,6 +1,6 @@
 // The master/worker protocol of the verifier pool (see verifier_pool.h).
-// A worker sends [int32 rule or -1][uint8 status][double ms][note]['\0'][derivation
-// text] and receives the next rule index, or -1 when there is nothing left.
+// A worker sends [int32 rule or -1][uint8 status][double ms][double proof_ms][note]
+// ['\0'][derivation text] and receives the next rule index, or -1 when there is nothing left.
 #include "verify/verifier_pool.h"
 
 #include <mpi.h>
@@ -17,11 +17,12 @@ constexpr int kTagResult = 41;
 constexpr int kTagWork = 42;
 
 std::string encode(int rule, const RuleVerdict& v) {
-  std::string bytes(sizeof(int32_t) + 1 + sizeof(double), '\0');
+  std::string bytes(sizeof(int32_t) + 1 + 2 * sizeof(double), '\0');
   int32_t r = rule;
   std::memcpy(bytes.data(), &r, sizeof r);
   bytes[sizeof r] = static_cast<char>(v.status);
   std::memcpy(bytes.data() + sizeof r + 1, &v.ms, sizeof v.ms);
+  std::memcpy(bytes.data() + sizeof r + 1 + sizeof v.ms, &v.proof_ms, sizeof v.proof_ms);
   return bytes + v.note + '\0' + derivation_text(v.derivation);
 }
 
@@ -30,7 +31,8 @@ int decode(const std::string& bytes, RuleVerdict& v) {
   std::memcpy(&r, bytes.data(), sizeof r);
   v.status = static_cast<RuleStatus>(bytes[sizeof r]);
   std::memcpy(&v.ms, bytes.data() + sizeof r + 1, sizeof v.ms);
-  const std::string rest = bytes.substr(sizeof r + 1 + sizeof v.ms);
+  std::memcpy(&v.proof_ms, bytes.data() + sizeof r + 1 + sizeof v.ms, sizeof v.proof_ms);
+  const std::string rest = bytes.substr(sizeof r + 1 + sizeof v.ms + sizeof v.proof_ms);
   const size_t end_of_note = rest.find('\0');
   v.note = rest.substr(0, end_of_note);
   if (end_of_note != std::string::npos) v.derivation = derivation_from_text(rest.substr(end_of_note + 1));

@@ -93,7 +93,7 @@ RuleVerdict decide(verify::RuleVerifier& verifier, const Rule& rule) {
   try {
     return verifier.verify(rule);
   } catch (const Error& e) {
-    return RuleVerdict{RuleStatus::unknown, 0, std::string("cannot be encoded: ") + e.what()};
+    return RuleVerdict{RuleStatus::unknown, 0, 0, std::string("cannot be encoded: ") + e.what()};
   }
 }
 
@@ -115,6 +115,7 @@ class VerdictRecorder {
       ++derived_;
     else
       z3_ms_.push_back(v.ms);
+    if (v.proof_ms > 0) proof_ms_.push_back(v.proof_ms);
     if (static_cast<int64_t>(rule_ms_.size()) == exit_after_) {
       db_.write(options_.save_path);
       _exit(3);
@@ -127,6 +128,7 @@ class VerdictRecorder {
 
   const std::vector<double>& rule_ms() const { return rule_ms_; }
   const std::vector<double>& z3_ms() const { return z3_ms_; }
+  const std::vector<double>& proof_ms() const { return proof_ms_; }
   int64_t derived() const { return derived_; }
 
  private:
@@ -134,8 +136,9 @@ class VerdictRecorder {
   const VerifyOptions& options_;
   const int64_t exit_after_;
   Clock::time_point saved_;
-  std::vector<double> rule_ms_;  // one per verdict
-  std::vector<double> z3_ms_;    // one per verdict not by derivation
+  std::vector<double> rule_ms_;   // one per verdict
+  std::vector<double> z3_ms_;     // one per verdict not by derivation
+  std::vector<double> proof_ms_;  // one per proof Z3 ran
   int64_t derived_ = 0;
 };
 
@@ -149,6 +152,7 @@ VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder)
   s.p95_ms = percentile(recorder.rule_ms(), 0.95);
   s.z3_median_ms = percentile(recorder.z3_ms(), 0.5);
   s.z3_p95_ms = percentile(recorder.z3_ms(), 0.95);
+  s.proof_median_ms = percentile(recorder.proof_ms(), 0.5);
   return s;
 }
 
@@ -158,7 +162,7 @@ RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule, c
   if (proven) {
     const Clock::time_point start = Clock::now();
     if (std::optional<Derivation> d = verify::find_derivation(rule, *proven, bounds))
-      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, "", std::move(*d)};
+      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, "", std::move(*d)};
   }
   return decide(verifier, rule);
 }
