@@ -145,6 +145,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
                         const SearchOptions& options) {
   std::set<int> dropped;  // suspects, by index in `rules`
   OptimizeResult result;
+  if (options.check) search::check_memory_for_check(g, options.check_flops_limit);
   for (result.rounds = 1;; ++result.rounds) {
     int usable_rules = 0;
     RuleIndex index = usable_rule_index(rules, options, dropped, usable_rules);

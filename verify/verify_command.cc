@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/cli/command_line.h"
+#include "runtime/cli/numeric_flags.h"
 #include "runtime/core/data_dir.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
@@ -13,15 +14,6 @@
 
 namespace superopt {
 namespace {
-
-VerifyOptions read_options(const cli::po::variables_map& vm) {
-  VerifyOptions o;
-  o.save_path = vm["database"].as<std::string>();
-  o.timeout_ms = vm["timeout-ms"].as<unsigned>();
-  o.proof_rlimit = vm["rlimit"].as<unsigned>();
-  o.save_seconds = vm["save-seconds"].as<double>();
-  return o;
-}
 
 void print_json(const VerifySummary& s, const std::string& path) {
   nlohmann::json j = {{"database", path},
@@ -49,13 +41,16 @@ void print_text(const VerifySummary& s, const std::string& path) {
 }  // namespace
 
 int verify_command(const std::vector<std::string>& args) {
+  VerifyOptions o;
   cli::po::options_description opts("options");
-  opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database to verify")(
+  opts.add_options()("database", cli::po::value(&o.save_path)->required(), "rule database to verify")(
       "axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"), "axiom file")(
-      "timeout-ms", cli::po::value<unsigned>()->default_value(10000), "wall-clock limit per Z3 query")(
-      "rlimit", cli::po::value<unsigned>()->default_value(20000),
-      "Z3 resource limit per proof (deterministic; 0: none)")(
-      "save-seconds", cli::po::value<double>()->default_value(30), "write progress this often")(
+      "timeout-ms", cli::positive(&o.timeout_ms, "--timeout-ms"),
+      "wall-clock limit per Z3 query (default 10000)")(
+      "rlimit", cli::non_negative(&o.proof_rlimit, "--rlimit"),
+      "Z3 resource limit per proof (deterministic; 0: none; default 20000)")(
+      "save-seconds", cli::number(&o.save_seconds, "--save-seconds", 0.1, 86400.0),
+      "write progress this often (default 30)")(
       "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
       "json", "print the summary as one JSON object");
   cli::po::positional_options_description pos;
@@ -67,7 +62,6 @@ int verify_command(const std::vector<std::string>& args) {
         "superopt verify rules.h5 [--axioms FILE] [--timeout-ms T] [--rlimit R] [--redecide] [--json]", opts,
         pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
-    const VerifyOptions o = read_options(*vm);
     RuleDatabase db;
     verify::AxiomSet axioms;
     world.on_all_ranks([&] {
