@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -82,7 +83,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
       "budget", cli::positive(&o.budget, "--budget"), "graphs taken from the queue in all (default 1000)")(
       "time-limit", cli::number(&o.time_limit_s, "--time-limit", 0.001, 1e7),
-      "seconds for the whole search (default 60)")(
+      "seconds for the whole run: loading, splitting, searching (default 60)")(
       "cost", po::value(&a.cost), "analytic:DEVICE, table:FILE or gpu (default analytic:h100)")(
       "split-threshold", cli::non_negative(&o.split_threshold, "--split-threshold"),
       "largest part in operators; 0: no split (default 30)")(
@@ -177,6 +178,19 @@ Json suspects_json(const std::vector<SuspectRule>& suspects) {
   return list;
 }
 
+Json phase_json(const PhaseSeconds& p) {
+  return {{"load", p.load},
+          {"preprocess", p.preprocess},
+          {"split", p.split},
+          {"search", p.search},
+          {"check", p.check}};
+}
+
+std::string phase_text(const PhaseSeconds& p) {
+  return "load " + fixed(p.load, 2) + ", preprocess " + fixed(p.preprocess, 2) + ", split " +
+         fixed(p.split, 2) + ", search " + fixed(p.search, 2) + ", check " + fixed(p.check, 2) + " s";
+}
+
 Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
                  bool marked) {
   Json applied = Json::object();
@@ -196,6 +210,7 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"exhaustive", a.options.exhaustive},
           {"finished", r.finished},
           {"search_seconds", r.search_seconds},
+          {"phase_seconds", phase_json(r.phase_seconds)},
           {"alpha", a.options.alpha},
           {"budget", a.options.budget},
           {"split_threshold", a.options.split_threshold},
@@ -227,6 +242,7 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << "graphs explored:  " << r.graphs_explored << (r.finished ? " (all within the limits)\n" : "\n")
             << "search:           " << search_kind_name(a.options.search) << "\n"
             << "search time:      " << fixed(r.search_seconds, 2) << " s\n"
+            << "time by phase:    " << phase_text(r.phase_seconds) << "\n"
             << "peak memory:      " << fixed(peak_memory_mb(), 1) << " MB\n"
             << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"
             << "precomputed:      " << r.precomputed_operators << " operators at load time, "
@@ -256,7 +272,11 @@ int optimize_command(const std::vector<std::string>& args) {
   RuleDatabase db = RuleDatabase::read(a->rules);
   check_opset(db, model, a->rules);
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
+  // The time limit counts from the start (SearchOptions::started), so loading counts too.
+  const double load_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - a->options.started).count();
   OptimizeResult r = optimize(model, db.rules, *cost, a->options);
+  r.phase_seconds.load = load_seconds;
   const bool marked = a->mark_suspects && !r.suspect_rules.empty();
   if (marked) mark_suspects(db, r.suspect_rules, a->model, a->rules);
   int operators = model.num_operators();

@@ -86,3 +86,11 @@ superopt_cli_test(db_info_opset_not_json 2 "malformed_opset_not_json\\.h5: attri
                   COMMAND ${superopt_bin} db info ${CMAKE_CURRENT_BINARY_DIR}/malformed_opset_not_json.h5)
 set_tests_properties(cli_db_info_output_shapes_differ PROPERTIES FIXTURES_REQUIRED malformed_output_shapes)
 set_tests_properties(cli_db_info_opset_not_json PROPERTIES FIXTURES_REQUIRED malformed_opset_not_json)
+
+# Time limits that hold: every phase that grows with the graph counts against
+# --time-limit, and the JSON summary says which phase used the time.
+add_test(NAME optimize_time_limit_holds
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/time_limit_test.sh $<TARGET_FILE:superopt>
+                 ${CMAKE_CURRENT_BINARY_DIR}/time_limit ${flag_rules})
+set_tests_properties(optimize_time_limit_holds PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "time_limit_test: ok"
+                     FAIL_REGULAR_EXPRESSION "time_limit_test: FAIL")
