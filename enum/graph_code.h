@@ -61,7 +61,7 @@ std::vector<Tensor<typename A::Value>> source_values(const Opset& opset, const A
   int64_t bytes = 0;
   for (const OpsetSource& s : opset.sources)
     bytes += s.shape.num_elements() * int64_t(sizeof(typename A::Value));
-  check_memory_budget(bytes, "the operator set's source tensors");
+  check_memory_budget(bytes, "holding the operator set's sources");
   SourceValues<A> random = random_sources(ar, seed);
   Graph g;
   std::vector<Tensor<typename A::Value>> values;

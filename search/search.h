@@ -105,7 +105,8 @@ struct OptimizeResult {
 // Throws Error when no rule may be used or a rule uses an operator the model's
 // registry does not know. When the check fails, the first application that
 // fails it alone names a suspect rule, which is dropped before searching again
-// (at most max_suspects times, each search with the full limits). The result's
+// (at most max_suspects times, each search with the full budget; all share the
+// time limit, counted from options.started). The result's
 // graph is g itself when the check still fails or the failure cannot be pinned
 // on one application; graphs_explored and search_seconds cover every search,
 // the rest describes the last.

@@ -65,11 +65,14 @@ superopt_cli_test(graph_run_over_default_memory_budget 2 "${over_budget}" ONE_LI
                   COMMAND ${superopt_bin} graph run ${huge}/matmul_100000.json)
 superopt_cli_test(optimize_over_default_memory_budget 2 "${over_budget}" ONE_LINE
                   COMMAND ${superopt_bin} optimize ${huge}/matmul_100000.json --rules ${flag_rules})
+superopt_cli_test(enumerate_over_default_memory_budget 2
+                  "holding the operator set's sources needs 160.0 GB, over the memory budget of [0-9.]+ GB \\(--max-memory\\)$" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 1 --opset ${huge}/opset_100000.json --out ${enum_dir}/huge.h5 --force)
 superopt_cli_test(graph_run_bad_max_memory 2 "--max-memory: expected a size in bytes" ONE_LINE
                   COMMAND ${superopt_bin} graph run ${flag_graph} --max-memory 4X)
 set_tests_properties(cli_graph_run_over_memory_budget cli_optimize_over_memory_budget
                      cli_graph_run_over_default_memory_budget cli_optimize_over_default_memory_budget
-                     PROPERTIES TIMEOUT 5)
+                     cli_enumerate_over_default_memory_budget PROPERTIES TIMEOUT 5)
 
 # Rule databases are checked on read: a rule whose mapped outputs differ in
 # shape, an 'opset' attribute that is not JSON. Both were read without a word.
