@@ -5,18 +5,18 @@
 
 #include "enum/enumerate.h"
 #include "runtime/cli/command_line.h"
+#include "runtime/cli/numeric_flags.h"
 #include "runtime/core/data_dir.h"
 #include "runtime/mpi/mpi_world.h"
 
 namespace superopt::enumeration {
 namespace {
 
-EnumerateOptions read_options(const cli::po::variables_map& vm, const std::vector<std::string>& args) {
-  EnumerateOptions o;
-  o.max_ops = vm["max-ops"].as<int>();
+// o holds the numeric flags already (numeric_flags.h stores them).
+EnumerateOptions read_options(const cli::po::variables_map& vm, const std::vector<std::string>& args,
+                              EnumerateOptions o) {
   o.opset_path = vm["opset"].as<std::string>();
   o.out_path = vm["out"].as<std::string>();
-  o.seed = vm["seed"].as<uint64_t>();
   o.force = vm.count("force") > 0;
   if (vm.count("checkpoint")) o.checkpoint_dir = vm["checkpoint"].as<std::string>();
   o.arguments = "superopt enumerate";
@@ -69,16 +69,18 @@ void print_summary(const EnumerateSummary& s, const EnumerateOptions& o) {
 namespace superopt {
 
 int enumerate_command(const std::vector<std::string>& args) {
+  EnumerateOptions numbers;
   cli::po::options_description opts("options");
-  opts.add_options()("max-ops", cli::po::value<int>()->required(),
-                     "largest graphs to enumerate, in operators")(
+  opts.add_options()("max-ops", cli::number(&numbers.max_ops, "--max-ops", 1, 8)->required(),
+                     "largest graphs to enumerate, in operators (1 to 8)")(
       "opset", cli::po::value<std::string>()->default_value(data_path("opsets/taso.json")),
       "operator set file")("out", cli::po::value<std::string>()->default_value("rules.h5"),
-                           "rule database to write")("seed", cli::po::value<uint64_t>()->default_value(1),
-                                                     "seed of the random inputs")(
+                           "rule database to write")("seed", cli::seed(&numbers.seed),
+                                                     "seed of the random inputs (default 1)")(
       "checkpoint", cli::po::value<std::string>(),
       "directory for checkpoints: a killed run started again resumes")(
       "force", "replace an existing database")("json", "print the summary as one JSON object");
+  cli::add_memory_option(opts);
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
   MpiWorld world;
   try {
@@ -87,7 +89,7 @@ int enumerate_command(const std::vector<std::string>& args) {
         "[--json]",
         opts, {}, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
-    EnumerateOptions o = enumeration::read_options(*vm, args);
+    EnumerateOptions o = enumeration::read_options(*vm, args, numbers);
     EnumerateSummary s = enumerate_rules(o);
     if (world.rank() != 0) return cli::kExitOk;
     if (vm->count("json"))

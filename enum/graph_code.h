@@ -11,6 +11,7 @@
 #include "enum/opset.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/core/graph.h"
+#include "runtime/core/memory_budget.h"
 
 namespace superopt::enumeration {
 
@@ -57,6 +58,10 @@ NodeId add_source(Graph& g, const OpsetSource& s);
 // from random_sources(ar, seed) for graphs over these sources.
 template <class A>
 std::vector<Tensor<typename A::Value>> source_values(const Opset& opset, const A& ar, uint64_t seed) {
+  int64_t bytes = 0;
+  for (const OpsetSource& s : opset.sources)
+    bytes += s.shape.num_elements() * int64_t(sizeof(typename A::Value));
+  check_memory_budget(bytes, "holding the operator set's sources");
   SourceValues<A> random = random_sources(ar, seed);
   Graph g;
   std::vector<Tensor<typename A::Value>> values;

@@ -75,27 +75,36 @@ double compare(const std::vector<Tensor<double>>& a, const std::vector<Tensor<do
 
 }  // namespace
 
-NumericalCheck numerical_check(const Graph& before, const Graph& after, uint64_t seed, int64_t flops_limit) {
-  NumericalCheck check;
-  Graph b = before, a = after;
-  for (int times = 1; graph_flops(b) > flops_limit; ++times) {
+CheckGraphs check_graphs(const Graph& before, const Graph& after, int64_t flops_limit) {
+  CheckGraphs c{before, after, "at full size"};
+  for (int times = 1; graph_flops(c.before) > flops_limit; ++times) {
     auto shapes = halved_images(before, times);
     if (!shapes) break;
     try {
       Graph rb = with_input_shapes(before, *shapes), ra = with_input_shapes(after, *shapes);
-      b = std::move(rb);
-      a = std::move(ra);
-      check.note = "at reduced spatial size: " + shapes_note(*shapes);
+      c.before = std::move(rb);
+      c.after = std::move(ra);
+      c.note = "at reduced spatial size: " + shapes_note(*shapes);
     } catch (const Error&) {
       break;  // some operator needs the full size: keep the last size that fit
     }
   }
+  return c;
+}
+
+void check_memory_for_check(const Graph& g, int64_t flops_limit) {
+  check_evaluation_memory(check_graphs(g, g, flops_limit).before, sizeof(double));
+}
+
+NumericalCheck numerical_check(const Graph& before, const Graph& after, uint64_t seed, int64_t flops_limit) {
+  NumericalCheck check;
+  CheckGraphs c = check_graphs(before, after, flops_limit);
   RealArith<double> ar;
   auto sources = random_sources(ar, seed);
-  check.max_relative_error = compare(evaluate(b, ar, sources), evaluate(a, ar, sources));
+  check.max_relative_error = compare(evaluate(c.before, ar, sources), evaluate(c.after, ar, sources));
   check.ran = true;
   check.passed = check.max_relative_error <= kCheckRelativeTolerance;
-  if (check.note.empty()) check.note = "at full size";
+  check.note = c.note;
   return check;
 }
 

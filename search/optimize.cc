@@ -21,6 +21,10 @@
 namespace superopt {
 namespace {
 
+double seconds_since(search::Clock::time_point start) {
+  return std::chrono::duration<double>(search::Clock::now() - start).count();
+}
+
 bool usable(const Rule& r, const SearchOptions& o) {
   if (o.minimal_rules) return r.status == RuleStatus::verified;  // proven, derived from no other
   return is_proven(r.status) || (o.allow_unverified && r.status == RuleStatus::candidate);
@@ -49,8 +53,14 @@ RuleIndex usable_rule_index(const std::vector<Rule>& rules, const SearchOptions&
   return index_rules(std::move(directed));
 }
 
-// The limits of one search, its deadline counted from `start`.
-search::SearchLimits search_limits(const SearchOptions& options, search::Clock::time_point start) {
+// The limits of one search. Its deadline counts from the start of the whole
+// run: the time the loading and preparing took is the search's no more.
+search::Clock::time_point deadline(const SearchOptions& options) {
+  return options.started + std::chrono::duration_cast<search::Clock::duration>(
+                               std::chrono::duration<double>(options.time_limit_s));
+}
+
+search::SearchLimits search_limits(const SearchOptions& options) {
   search::SearchLimits limits;
   limits.alpha = options.alpha;
   limits.budget = options.budget;
@@ -60,29 +70,27 @@ search::SearchLimits search_limits(const SearchOptions& options, search::Clock::
     limits.budget = std::numeric_limits<int64_t>::max() / 128;  // the split takes percentages of it
     limits.max_queue = std::numeric_limits<int>::max();
   }
-  limits.deadline = start + std::chrono::duration_cast<search::Clock::duration>(
-                                std::chrono::duration<double>(options.time_limit_s));
+  limits.deadline = deadline(options);
   return limits;
 }
 
-search::SequenceLimits sequence_limits(const SearchOptions& options, search::Clock::time_point start) {
+search::SequenceLimits sequence_limits(const SearchOptions& options) {
   search::SequenceLimits limits;
   limits.max_length = options.max_length;
   limits.sample_size = options.sample_size;
   limits.eta = options.eta;
   limits.budget = options.budget;
-  limits.deadline = start + std::chrono::duration_cast<search::Clock::duration>(
-                                std::chrono::duration<double>(options.time_limit_s));
+  limits.deadline = deadline(options);
   return limits;
 }
 
 // The chosen search over the whole graph, or backtracking split into parts.
 search::SplitOutcome run_search(const Graph& g, const RuleIndex& index, CostModel& cost,
-                                const SearchOptions& options, search::Clock::time_point start) {
-  search::SequenceLimits sequences = sequence_limits(options, start);
+                                const SearchOptions& options) {
+  search::SequenceLimits sequences = sequence_limits(options);
   switch (options.search) {
     case SearchKind::backtracking:
-      return search::split_and_search(g, index, cost, search_limits(options, start), options.split_threshold);
+      return search::split_and_search(g, index, cost, search_limits(options), options.split_threshold);
     case SearchKind::pruning:
       return {search::pruning_search(g, index, cost, sequences)};
     case SearchKind::dpp:
@@ -101,7 +109,7 @@ search::SplitOutcome run_search(const Graph& g, const RuleIndex& index, CostMode
 std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, CostModel& cost,
                                        const SearchOptions& options, OptimizeResult& result) {
   auto start = search::Clock::now();
-  search::SplitOutcome outcome = run_search(g, index, cost, options, start);
+  search::SplitOutcome outcome = run_search(g, index, cost, options);
   result.graph = std::move(outcome.search.best);
   result.cost_before_ms = outcome.search.start_cost_ms;
   result.cost_after_ms = outcome.search.best_cost_ms;
@@ -115,11 +123,13 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
     result.rule_sequence.push_back(label);
     ++result.rules_applied[label];
   }
-  result.search_seconds += std::chrono::duration<double>(search::Clock::now() - start).count();
+  result.search_seconds += seconds_since(start);
   search::Folded folded = search::fold_precomputed(result.graph);
   result.graph = std::move(folded.graph);
   result.folded_operators = folded.operators;
   result.precomputed_operators = count_precomputed(result.graph);
+  result.phase_seconds.split += outcome.split_seconds;
+  result.phase_seconds.search += seconds_since(start) - outcome.split_seconds;
   return std::move(outcome.search.traces);
 }
 
@@ -145,9 +155,12 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
                         const SearchOptions& options) {
   std::set<int> dropped;  // suspects, by index in `rules`
   OptimizeResult result;
+  if (options.check) search::check_memory_for_check(g, options.check_flops_limit);
   for (result.rounds = 1;; ++result.rounds) {
     int usable_rules = 0;
+    auto preprocess_start = search::Clock::now();
     RuleIndex index = usable_rule_index(rules, options, dropped, usable_rules);
+    result.phase_seconds.preprocess += seconds_since(preprocess_start);
     if (result.rounds == 1 && usable_rules == 0)
       throw Error(options.allow_unverified ? "the rule database has no verified or candidate rule"
                                            : "the rule database has no verified rule (--allow-unverified "
@@ -155,7 +168,17 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
     result.rules_used = int(index.rules.size());
     std::vector<search::Trace> traces = search_once(g, index, cost, options, result);
     if (!options.check) break;
+    if (result.rule_sequence.empty() && result.folded_operators == 0) {
+      // The graph as it came (the search found nothing, or had no time left):
+      // nothing to check, which on a large model takes long.
+      result.graph = g;
+      result.cost_after_ms = result.cost_before_ms;
+      result.check = {true, true, 0, "not needed: the graph is unchanged"};
+      break;
+    }
+    auto check_start = search::Clock::now();
     result.check = search::numerical_check(g, result.graph, options.seed, options.check_flops_limit);
+    result.phase_seconds.check += seconds_since(check_start);
     if (result.check.passed) break;
     std::optional<search::BrokenStep> broken;
     if (int(result.suspect_rules.size()) < options.max_suspects)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <set>
 
 #include "runtime/cli/command_line.h"
+#include "runtime/cli/numeric_flags.h"
 #include "runtime/core/graph_hash.h"
 #include "runtime/exec/cost_models.h"
 #include "runtime/formats/graph_json.h"
@@ -77,46 +79,41 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   po::options_description options("options");
   options.add_options()("model", po::value(&a.model), "a graph file (JSON), an ONNX model or builtin:NAME")(
       "rules", po::value(&a.rules), "the rule database (HDF5)")(
-      "alpha", po::value(&o.alpha), "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
-      "budget", po::value(&o.budget), "graphs taken from the queue in all (default 1000)")(
-      "time-limit", po::value(&o.time_limit_s), "seconds for the whole search (default 60)")(
+      "alpha", cli::number(&o.alpha, "--alpha", 1.0, 1000.0),
+      "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
+      "budget", cli::positive(&o.budget, "--budget"), "graphs taken from the queue in all (default 1000)")(
+      "time-limit", cli::number(&o.time_limit_s, "--time-limit", 0.001, 1e7),
+      "seconds for the whole run: loading, splitting, searching (default 60)")(
       "cost", po::value(&a.cost), "analytic:DEVICE, table:FILE or gpu (default analytic:h100)")(
-      "split-threshold", po::value(&o.split_threshold),
+      "split-threshold", cli::non_negative(&o.split_threshold, "--split-threshold"),
       "largest part in operators; 0: no split (default 30)")(
       "out", po::value(&a.out), "write the optimized graph here (ONNX if it ends in .onnx, else JSON)")(
       "json", po::bool_switch(&a.json), "print one JSON object")(
       "allow-unverified", po::bool_switch(&o.allow_unverified), "also use candidate (unverified) rules")(
       "minimal-rules", po::bool_switch(&o.minimal_rules),
       "use only the minimal set: verified rules, not those derived from them")(
-      "seed", po::value(&o.seed), "seed of the numerical check's inputs and weights (default 1)")(
+      "seed", cli::seed(&o.seed), "seed of the numerical check's inputs and weights (default 1)")(
       "exhaustive", po::bool_switch(&o.exhaustive),
       "no alpha pruning, budget or queue bound: only --time-limit stops the search")(
-      "max-suspects", po::value(&o.max_suspects),
+      "max-suspects", cli::non_negative(&o.max_suspects, "--max-suspects"),
       "when the check fails, rules dropped as suspects (one per new search) before giving up (default 3)")(
       "mark-suspects", po::bool_switch(&a.mark_suspects),
       "mark suspect rules 'unknown' in the --rules database (rewritten in place)")(
       "search", po::value(&a.search),
       "backtracking (MetaFlow/TASO; the default), or OCGGS's pruning, dpp, sampling, or exhaustive (all "
-      "sequences of length <= K)")("max-length", po::value(&o.max_length),
+      "sequences of length <= K)")("max-length", cli::positive(&o.max_length, "--max-length"),
                                    "K: longest substitution sequence (OCGGS searches; default 10)")(
-      "sample-size", po::value(&o.sample_size), "Q: sequences sampling keeps per length (default 20)")(
-      "eta", po::value(&o.eta), "successive cost increases sampling allows (default 1)");
+      "sample-size", cli::positive(&o.sample_size, "--sample-size"),
+      "Q: sequences sampling keeps per length (default 20)")(
+      "eta", cli::positive(&o.eta, "--eta"), "successive cost increases sampling allows (default 1)");
   cli::add_model_options(options, a.input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
   if (a.model.empty()) throw Error(std::string("optimize: missing MODEL (usage: ") + kUsage + ")");
   if (a.rules.empty()) throw Error(std::string("optimize: missing --rules FILE (usage: ") + kUsage + ")");
-  if (!(o.alpha >= 1)) throw Error("--alpha: expected a number of at least 1");
-  if (o.budget < 1) throw Error("--budget: expected a positive number of graphs");
-  if (!(o.time_limit_s > 0)) throw Error("--time-limit: expected a positive number of seconds");
-  if (o.split_threshold < 0) throw Error("--split-threshold: expected 0 (no split) or a positive number");
-  if (o.max_suspects < 0) throw Error("--max-suspects: expected 0 (give up at once) or a positive number");
   if (a.mark_suspects) require_writable_directory(a.rules);
   o.search = parse_search_kind(a.search);
-  if (o.max_length < 1) throw Error("--max-length: expected a positive number of substitutions");
-  if (o.sample_size < 1) throw Error("--sample-size: expected a positive number of sequences");
-  if (o.eta < 1) throw Error("--eta: expected a positive number of cost increases");
   return a;
 }
 
@@ -181,6 +178,19 @@ Json suspects_json(const std::vector<SuspectRule>& suspects) {
   return list;
 }
 
+Json phase_json(const PhaseSeconds& p) {
+  return {{"load", p.load},
+          {"preprocess", p.preprocess},
+          {"split", p.split},
+          {"search", p.search},
+          {"check", p.check}};
+}
+
+std::string phase_text(const PhaseSeconds& p) {
+  return "load " + fixed(p.load, 2) + ", preprocess " + fixed(p.preprocess, 2) + ", split " +
+         fixed(p.split, 2) + ", search " + fixed(p.search, 2) + ", check " + fixed(p.check, 2) + " s";
+}
+
 Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
                  bool marked) {
   Json applied = Json::object();
@@ -200,6 +210,7 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"exhaustive", a.options.exhaustive},
           {"finished", r.finished},
           {"search_seconds", r.search_seconds},
+          {"phase_seconds", phase_json(r.phase_seconds)},
           {"alpha", a.options.alpha},
           {"budget", a.options.budget},
           {"split_threshold", a.options.split_threshold},
@@ -231,6 +242,7 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << "graphs explored:  " << r.graphs_explored << (r.finished ? " (all within the limits)\n" : "\n")
             << "search:           " << search_kind_name(a.options.search) << "\n"
             << "search time:      " << fixed(r.search_seconds, 2) << " s\n"
+            << "time by phase:    " << phase_text(r.phase_seconds) << "\n"
             << "peak memory:      " << fixed(peak_memory_mb(), 1) << " MB\n"
             << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"
             << "precomputed:      " << r.precomputed_operators << " operators at load time, "
@@ -260,7 +272,11 @@ int optimize_command(const std::vector<std::string>& args) {
   RuleDatabase db = RuleDatabase::read(a->rules);
   check_opset(db, model, a->rules);
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
+  // The time limit counts from the start (SearchOptions::started), so loading counts too.
+  const double load_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - a->options.started).count();
   OptimizeResult r = optimize(model, db.rules, *cost, a->options);
+  r.phase_seconds.load = load_seconds;
   const bool marked = a->mark_suspects && !r.suspect_rules.empty();
   if (marked) mark_suspects(db, r.suspect_rules, a->model, a->rules);
   int operators = model.num_operators();

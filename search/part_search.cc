@@ -1,7 +1,10 @@
 // split_and_search(): search the parts of a split graph one by one, stitch
 // them, then search convex windows around the seams between parts.
 #include <algorithm>
+#include <chrono>
 #include <deque>
+#include <optional>
+#include <unordered_set>
 
 #include "runtime/core/error.h"
 #include "search/graph_split.h"
@@ -34,6 +37,10 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
                           int64_t& explored) {
   PartsOutcome out;
   for (size_t i = 0; i < sets.size(); ++i) {
+    if (Clock::now() >= limits.deadline) {  // the rest stay as they are
+      out.finished = false;
+      break;
+    }
     Part part;
     try {
       part = extract_part(g, sets[i]);
@@ -59,41 +66,58 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
   return out;
 }
 
+// Who reads each node, and each node's place in a topological order.
+struct GraphOrder {
+  std::vector<std::vector<NodeId>> consumers;
+  std::vector<int> position;
+};
+
+GraphOrder graph_order(const Graph& g) {
+  GraphOrder o{std::vector<std::vector<NodeId>>(g.num_nodes()), std::vector<int>(g.num_nodes(), 0)};
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    for (TensorRef t : g.node(id).inputs()) o.consumers[t.node].push_back(id);
+  std::optional<std::vector<NodeId>> order = g.topological_order();
+  if (!order) throw Error("graph split: the stitched graph has a cycle");
+  for (size_t i = 0; i < order->size(); ++i) o.position[(*order)[i]] = int(i);
+  return o;
+}
+
 // Adds every node on a path between two nodes of the window, so that the
-// window can be replaced as a whole without creating a cycle.
-void make_convex(const Graph& g, std::vector<char>& in_window) {
-  int n = g.num_nodes();
-  std::vector<std::vector<NodeId>> consumers(n);
-  for (NodeId id = 0; id < n; ++id)
-    for (TensorRef t : g.node(id).inputs()) consumers[t.node].push_back(id);
+// window can be replaced as a whole without creating a cycle. Such a node lies
+// between them in topological order: the walks stay in that range, so the
+// cost follows the window, not the graph (it was quadratic on long chains).
+void make_convex(const Graph& g, const GraphOrder& order, std::vector<char>& in_window,
+                 std::vector<NodeId>& window) {
+  int lo = order.position[window[0]], hi = lo;
+  for (NodeId id : window) lo = std::min(lo, order.position[id]), hi = std::max(hi, order.position[id]);
   auto reach = [&](bool forward) {
-    std::vector<char> seen(n, 0);
-    std::vector<NodeId> stack;
-    for (NodeId id = 0; id < n; ++id)
-      if (in_window[id]) stack.push_back(id);
+    std::unordered_set<NodeId> seen;
+    std::vector<NodeId> stack(window.begin(), window.end());
     while (!stack.empty()) {
       NodeId id = stack.back();
       stack.pop_back();
       auto visit = [&](NodeId m) {
-        if (!seen[m] && !in_window[m]) {
-          seen[m] = 1;
-          stack.push_back(m);
-        }
+        if (in_window[m] || order.position[m] < lo || order.position[m] > hi) return;
+        if (seen.insert(m).second) stack.push_back(m);
       };
       if (forward)
-        for (NodeId m : consumers[id]) visit(m);
+        for (NodeId m : order.consumers[id]) visit(m);
       else
         for (TensorRef t : g.node(id).inputs()) visit(t.node);
     }
     return seen;
   };
-  std::vector<char> below = reach(true), above = reach(false);
-  for (NodeId id = 0; id < n; ++id)
-    if (below[id] && above[id]) in_window[id] = 1;
+  std::unordered_set<NodeId> below = reach(true), above = reach(false);
+  for (NodeId id : below)
+    if (above.count(id)) {
+      in_window[id] = 1;
+      window.push_back(id);
+    }
 }
 
 // Disjoint convex windows of operators within two steps of an edge between parts.
-std::vector<std::vector<NodeId>> seam_windows(const Graph& g, const std::vector<int>& origin, int threshold) {
+std::vector<std::vector<NodeId>> seam_windows(const Graph& g, const std::vector<int>& origin, int threshold,
+                                              Clock::time_point deadline) {
   int n = g.num_nodes();
   std::vector<std::vector<NodeId>> neighbours(n);
   for (NodeId id = 0; id < n; ++id)
@@ -102,32 +126,31 @@ std::vector<std::vector<NodeId>> seam_windows(const Graph& g, const std::vector<
         neighbours[id].push_back(t.node);
         neighbours[t.node].push_back(id);
       }
-  std::vector<char> taken(n, 0);
+  const GraphOrder order = graph_order(g);
+  std::vector<char> taken(n, 0), in_window(n, 0);
   std::vector<std::vector<NodeId>> windows;
-  for (NodeId v = 0; v < n; ++v)
+  for (NodeId v = 0; v < n && Clock::now() < deadline; ++v)
     for (NodeId u : neighbours[v]) {
       if (u > v || origin[u] == origin[v] || taken[u] || taken[v]) continue;
-      std::vector<char> in_window(n, 0);
+      std::vector<NodeId> window;
       std::deque<std::pair<NodeId, int>> queue{{u, 0}, {v, 0}};
-      int size = 0;
-      while (!queue.empty() && size < threshold) {
+      while (!queue.empty() && int(window.size()) < threshold) {
         auto [id, depth] = queue.front();
         queue.pop_front();
         if (in_window[id] || taken[id]) continue;
         in_window[id] = 1;
-        ++size;
+        window.push_back(id);
         if (depth < 2)
           for (NodeId m : neighbours[id]) queue.push_back({m, depth + 1});
       }
-      make_convex(g, in_window);
-      std::vector<NodeId> window;
+      make_convex(g, order, in_window, window);
       bool clash = false;
-      for (NodeId id = 0; id < n; ++id)
-        if (in_window[id]) {
-          window.push_back(id);
-          clash |= bool(taken[id]) || !is_operator(g.node(id).op);
-        }
+      for (NodeId id : window) {
+        in_window[id] = 0;
+        clash |= bool(taken[id]) || !is_operator(g.node(id).op);
+      }
       if (clash || int(window.size()) > 2 * threshold) continue;
+      std::sort(window.begin(), window.end());
       for (NodeId id : window) taken[id] = 1;
       windows.push_back(std::move(window));
     }
@@ -144,7 +167,9 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
     return out;
   }
   out.search.start_cost_ms = graph_cost_ms(g, cost);
+  const Clock::time_point split_start = Clock::now();
   std::vector<std::vector<NodeId>> sets = split_graph(g, occurrence_capacity(g, rules), threshold);
+  out.split_seconds = std::chrono::duration<double>(Clock::now() - split_start).count();
   out.parts = int(sets.size());
   // The parts share most of the budget and time, then the seams, then a last
   // greedy pass over the whole graph.
@@ -158,7 +183,8 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
       search_parts(g, sets, rules, cost, until(70), limits.budget * 70 / 100, out.search.explored);
   Stitched stitched = stitch(g, first.nodes, first.parts);  // the split orders parts: no cycle
 
-  std::vector<std::vector<NodeId>> windows = seam_windows(stitched.graph, stitched.origin, threshold);
+  std::vector<std::vector<NodeId>> windows =
+      seam_windows(stitched.graph, stitched.origin, threshold, until(50).deadline);
   out.seams_searched = int(windows.size());
   PartsOutcome second = search_parts(stitched.graph, windows, rules, cost, until(50),
                                      limits.budget * 85 / 100 - out.search.explored, out.search.explored);
@@ -184,7 +210,14 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   SearchLimits polish_limits = limits;
   polish_limits.alpha = 1.0;
   polish_limits.budget = std::max<int64_t>(1, limits.budget - out.search.explored);
-  SearchOutcome polish = backtracking_search(result, rules, cost, polish_limits);
+  SearchOutcome polish;
+  if (Clock::now() < limits.deadline) {
+    polish = backtracking_search(result, rules, cost, polish_limits);
+  } else {  // no time left: the stitched graph as it is
+    polish.best_cost_ms = graph_cost_ms(result, cost);
+    polish.best = std::move(result);
+    polish.finished = false;
+  }
   out.search.explored += polish.explored;
   out.search.traces.insert(out.search.traces.end(), polish.traces.begin(), polish.traces.end());
   out.search.best_cost_ms = polish.best_cost_ms;

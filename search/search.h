@@ -3,6 +3,7 @@
 // check of every result on the CPU reference. `superopt optimize`.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,9 +29,13 @@ struct SearchOptions {
   int max_length = 10;
   int sample_size = 20;
   int eta = 1;
-  double alpha = 1.05;       // keep graphs costing less than alpha * best (1 = greedy)
-  int64_t budget = 1000;     // graphs taken from the queue, over the whole run
-  double time_limit_s = 60;  // wall clock for the search
+  double alpha = 1.05;    // keep graphs costing less than alpha * best (1 = greedy)
+  int64_t budget = 1000;  // graphs taken from the queue, over the whole run
+  // Wall clock for the whole run, counted from `started`: loading, preparing
+  // the rules, splitting and searching share it (the check of the result, which
+  // is never skipped, may run past it).
+  double time_limit_s = 60;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int split_threshold = 30;  // operators per part; 0 = no split
   int max_queue = 256;       // graphs held in the queue; the costliest go first
   // MetaFlow's baseline: no alpha pruning, no budget, no queue bound; only the
@@ -65,6 +70,18 @@ struct SuspectRule {
   double max_relative_error = 0;  // of that application alone
 };
 
+// Where the time went, in seconds: reading the model and the rules (`load`),
+// compiling and indexing the rules (`preprocess`), the graph split (`split`),
+// the search of the parts, seams and whole graph and the folding (`search`),
+// and the numerical check (`check`).
+struct PhaseSeconds {
+  double load = 0;
+  double preprocess = 0;
+  double split = 0;
+  double search = 0;
+  double check = 0;
+};
+
 struct OptimizeResult {
   Graph graph;
   double cost_before_ms = 0;
@@ -81,13 +98,15 @@ struct OptimizeResult {
   NumericalCheck check;
   std::vector<SuspectRule> suspect_rules;  // in the order found
   int rounds = 1;                          // searches run: one, plus one per suspect dropped
+  PhaseSeconds phase_seconds;              // load is the caller's to fill
 };
 
 // Optimizes g with the rules (only verified ones unless allow_unverified).
 // Throws Error when no rule may be used or a rule uses an operator the model's
 // registry does not know. When the check fails, the first application that
 // fails it alone names a suspect rule, which is dropped before searching again
-// (at most max_suspects times, each search with the full limits). The result's
+// (at most max_suspects times, each search with the full budget; all share the
+// time limit, counted from options.started). The result's
 // graph is g itself when the check still fails or the failure cannot be pinned
 // on one application; graphs_explored and search_seconds cover every search,
 // the rest describes the last.

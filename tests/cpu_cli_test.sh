@@ -56,9 +56,9 @@ expect_usage() {
 }
 expect_usage "unknown device 'tpu'" "$bin" run builtin:squeezenet --device tpu
 expect_usage "unknown device 'tpu'" "$bin" measure builtin:squeezenet --device tpu --out "$dir/x.h5"
-expect_usage "--threads 0 is not between 1" "$bin" run builtin:squeezenet --device cpu --threads 0
+expect_usage "--threads: expected an integer from 1 to" "$bin" run builtin:squeezenet --device cpu --threads 0
 expect_usage "--threads 100000 is not between 1" "$bin" run builtin:squeezenet --device cpu --threads 100000
-expect_usage "--threads 0 is not between 1" "$bin" measure builtin:squeezenet --device cpu --threads 0
+expect_usage "--threads: expected an integer from 1 to" "$bin" measure builtin:squeezenet --device cpu --threads 0
 expect_usage "is a cuda cost table, this device is cpu" \
   "$bin" measure builtin:squeezenet --device cpu --out "$gpu_table"
 expect_usage "threads must be a positive integer" "$bin" graph check builtin:squeezenet --cost cpu:0

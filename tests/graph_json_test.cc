@@ -329,6 +329,8 @@ TEST_CASE("json: malformed references and graphs", "[json]") {
   require_error("shape_mismatch.json",
                 "nodes[2] (\"mm\"): matmul: inner dimensions differ (inputs 2x4, 3x4)");
   require_error("split_without_concat.json", "nodes[0] (\"sp\"): split: no concatenation on axis 1 to undo");
+  require_error("huge_dimension.json",
+                "inputs[0] (\"x\"): shape: dimension 2147483648 is over the limit of 2147483647 (a 32-bit integer)");
 }
 
 TEST_CASE("json: every malformed file is covered by a test", "[json]") {
@@ -342,5 +344,5 @@ TEST_CASE("json: every malformed file is covered by a test", "[json]") {
     CHECK_THROWS_AS(read_graph_file(entry.path()), Error);
     ++files;
   }
-  CHECK(files == 27);
+  CHECK(files == 28);
 }

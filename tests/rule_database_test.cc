@@ -241,7 +241,7 @@ TEST_CASE("rules: database writes are atomic", "[rules]") {
   SECTION("a failed rename removes the temporary file") {
     fs::create_directories(dir.file("taken/child"));
     REQUIRE_THROWS_WITH(test::fixture_database().write(dir.file("taken")),
-                        Contains("cannot write " + dir.file("taken") + ": rename from"));
+                        "cannot write " + dir.file("taken") + ": Is a directory");
     REQUIRE(fs::is_directory(dir.file("taken/child")));
     REQUIRE(dir.entries().size() == 2);
   }

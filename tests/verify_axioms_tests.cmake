@@ -12,7 +12,7 @@ superopt_cli_test(verify_axioms_missing_file 2 "cannot open /nonexistent/a\\.ax"
                   COMMAND ${superopt_bin} verify-axioms --axioms /nonexistent/a.ax)
 superopt_cli_test(verify_axioms_unknown_only 2 "--only nosuch: no such axiom in" ONE_LINE
                   COMMAND ${superopt_bin} verify-axioms --only nosuch)
-superopt_cli_test(verify_axioms_bad_max_dim 2 "--max-dim must be between 1 and 8" ONE_LINE
+superopt_cli_test(verify_axioms_bad_max_dim 2 "--max-dim: expected an integer from 1 to 8" ONE_LINE
                   COMMAND ${superopt_bin} verify-axioms --max-dim 0)
 superopt_cli_test(verify_axioms_wrong 1 "" STDOUT "conv_relu_linear +FAILED.*\n +fails at e=1 h=1 kh=1 kw=1 m=1 n=1 o=1 x=1x1x1x1 y=1x1x1x1 z=1x1x1x1: output 0 element 0 differs"
                   COMMAND ${superopt_bin} verify-axioms --axioms ${axiom_data}/wrong.ax --max-dim 2)

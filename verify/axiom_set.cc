@@ -12,6 +12,7 @@
 #include <set>
 
 #include "runtime/core/error.h"
+#include "runtime/core/nesting_limit.h"
 #include "runtime/formats/json_text.h"
 #include "verify/param_ints.h"
 
@@ -290,7 +291,17 @@ class EntryParser {
     return atoms;
   }
 
+  // Each nested term is one recursive call: the depth is bounded so that a deep
+  // file cannot overflow the stack (here or in whatever walks the terms later).
   Term parse_term() {
+    if (depth_ == kMaxNestingDepth) throw Error(where_ + ": " + nesting_error(peek().line));
+    ++depth_;
+    Term t = parse_term_body();
+    --depth_;
+    return t;
+  }
+
+  Term parse_term_body() {
     std::string name = take_name("a tensor or an operator");
     Term t;
     if (tensors_.count(name)) {
@@ -358,6 +369,7 @@ class EntryParser {
   std::vector<Token> tokens_;
   std::string where_;
   size_t pos_ = 0;
+  int depth_ = 0;
   std::map<std::string, VarKind> vars_;
   std::set<std::string> tensors_;
   std::map<std::string, int> tensor_ranks_;

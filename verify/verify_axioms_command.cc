@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/cli/command_line.h"
+#include "runtime/cli/numeric_flags.h"
 #include "runtime/core/data_dir.h"
 #include "runtime/mpi/mpi_world.h"
 #include "verify/axiom_redundancy.h"
@@ -28,7 +29,7 @@ struct Settings {
   std::vector<size_t> selected;  // indices of the axioms to check
   int max_dim = 4;
   unsigned timeout_ms = 10000;
-  unsigned rlimit = 0;
+  unsigned rlimit = 200000;
   bool redundancy = true;
   bool json = false;
 };
@@ -213,14 +214,16 @@ std::vector<size_t> select(const verify::AxiomSet& axioms, const std::string& on
 }  // namespace
 
 int verify_axioms_command(const std::vector<std::string>& args) {
+  Settings s;
   cli::po::options_description opts("options");
   opts.add_options()("axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"),
-                     "axiom file")("max-dim", cli::po::value<int>()->default_value(4),
-                                   "dimension variables range over 1..N")(
-      "timeout-ms", cli::po::value<unsigned>()->default_value(10000), "wall-clock limit per Z3 query")(
-      "rlimit", cli::po::value<unsigned>()->default_value(200000),
-      "Z3 resource limit per redundancy query (0: none)")("only", cli::po::value<std::string>(),
-                                                          "check this axiom only")(
+                     "axiom file")("max-dim", cli::number(&s.max_dim, "--max-dim", 1, 8),
+                                   "dimension variables range over 1..N (default 4)")(
+      "timeout-ms", cli::positive(&s.timeout_ms, "--timeout-ms"),
+      "wall-clock limit per Z3 query (default 10000)")(
+      "rlimit", cli::non_negative(&s.rlimit, "--rlimit"),
+      "Z3 resource limit per redundancy query (0: none; default 200000)")(
+      "only", cli::po::value<std::string>(), "check this axiom only")(
       "no-redundancy", "skip the redundancy check")("json", "print one JSON object");
   MpiWorld world;
   try {
@@ -233,13 +236,8 @@ int verify_axioms_command(const std::vector<std::string>& args) {
     // A runaway E-matching loop can take tens of gigabytes before a timeout
     // stops it: Z3 gives up at this size instead (the query is undecided).
     z3::set_param("memory_max_size", 4096);
-    Settings s;
-    s.max_dim = (*vm)["max-dim"].as<int>();
-    s.timeout_ms = (*vm)["timeout-ms"].as<unsigned>();
-    s.rlimit = (*vm)["rlimit"].as<unsigned>();
     s.redundancy = !vm->count("no-redundancy");
     s.json = vm->count("json") > 0;
-    if (s.max_dim < 1 || s.max_dim > 8) throw Error("--max-dim must be between 1 and 8");
     world.on_all_ranks([&] {
       s.axioms = verify::read_axiom_file((*vm)["axioms"].as<std::string>());
       s.selected = select(s.axioms, vm->count("only") ? (*vm)["only"].as<std::string>() : "");

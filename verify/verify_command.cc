@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/cli/command_line.h"
+#include "runtime/cli/numeric_flags.h"
 #include "runtime/core/data_dir.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
@@ -13,20 +14,6 @@
 
 namespace superopt {
 namespace {
-
-VerifyOptions read_options(const cli::po::variables_map& vm) {
-  VerifyOptions o;
-  o.save_path = vm["database"].as<std::string>();
-  o.timeout_ms = vm["timeout-ms"].as<unsigned>();
-  o.proof_rlimit = vm["rlimit"].as<unsigned>();
-  o.save_seconds = vm["save-seconds"].as<double>();
-  o.derive_first = !vm.count("no-derive");
-  o.derive.max_steps = vm["max-steps"].as<int>();
-  o.derive.max_graphs = vm["max-graphs"].as<int>();
-  cli::require_positive(o.derive.max_steps, "--max-steps");
-  cli::require_positive(o.derive.max_graphs, "--max-graphs");
-  return o;
-}
 
 void print_json(const VerifySummary& s, const std::string& path) {
   nlohmann::json j = {{"database", path},
@@ -63,19 +50,21 @@ void print_text(const VerifySummary& s, const std::string& path) {
 }  // namespace
 
 int verify_command(const std::vector<std::string>& args) {
+  VerifyOptions o;
   cli::po::options_description opts("options");
-  opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database to verify")(
+  opts.add_options()("database", cli::po::value(&o.save_path)->required(), "rule database to verify")(
       "axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"), "axiom file")(
-      "timeout-ms", cli::po::value<unsigned>()->default_value(10000), "wall-clock limit per Z3 query")(
-      "rlimit", cli::po::value<unsigned>()->default_value(200000),
-      "Z3 resource limit per proof (deterministic; 0: none)")(
-      "save-seconds", cli::po::value<double>()->default_value(30), "write progress this often")(
+      "timeout-ms", cli::positive(&o.timeout_ms, "--timeout-ms"),
+      "wall-clock limit per Z3 query (default 10000)")(
+      "rlimit", cli::non_negative(&o.proof_rlimit, "--rlimit"),
+      "Z3 resource limit per proof (deterministic; 0: none; default 200000)")(
+      "save-seconds", cli::number(&o.save_seconds, "--save-seconds", 0.1, 86400.0),
+      "write progress this often (default 30)")(
       "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
       "no-derive", "ask Z3 about every rule, without deriving from the smaller proven rules first")(
-      "max-steps", cli::po::value<int>()->default_value(verify::DeriveOptions{}.max_steps),
-      "rewrites per derivation")("max-graphs",
-                                 cli::po::value<int>()->default_value(verify::DeriveOptions{}.max_graphs),
-                                 "graphs reached from one side of a rule before giving up on a derivation")(
+      "max-steps", cli::positive(&o.derive.max_steps, "--max-steps"), "rewrites per derivation (default 2)")(
+      "max-graphs", cli::positive(&o.derive.max_graphs, "--max-graphs"),
+      "graphs reached from one side of a rule before giving up on a derivation (default 256)")(
       "json", "print the summary as one JSON object");
   cli::po::positional_options_description pos;
   pos.add("database", 1);
@@ -87,7 +76,7 @@ int verify_command(const std::vector<std::string>& args) {
         "[--json]",
         opts, pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
-    const VerifyOptions o = read_options(*vm);
+    o.derive_first = !vm->count("no-derive");
     RuleDatabase db;
     verify::AxiomSet axioms;
     world.on_all_ranks([&] {

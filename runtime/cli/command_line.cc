@@ -1,9 +1,13 @@
 // Subcommand dispatch and option parsing for the superopt executable.
 #include "runtime/cli/command_line.h"
 
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <new>
+
+#include "runtime/cli/numeric_flags.h"
+#include "runtime/db/hdf5_file.h"
 
 namespace superopt::cli {
 
@@ -51,11 +55,6 @@ std::optional<po::variables_map> parse(std::string_view usage, const po::options
   return vm;
 }
 
-void require_positive(int value, const char* flag) {
-  if (value < 1)
-    throw Error(std::string(flag) + ": expected a positive integer, got " + std::to_string(value));
-}
-
 std::string ms_text(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", ms);
@@ -63,6 +62,11 @@ std::string ms_text(double ms) {
 }
 
 int run_main(std::string_view program, const std::function<int()>& body) {
+  // A file size limit (ulimit -f) then fails the write with EFBIG, which the
+  // writers report, instead of killing the process with the file half written.
+  std::signal(SIGXFSZ, SIG_IGN);
+  // Once for the process: HDF5 failures reach the user only as our one-line errors.
+  hdf5::silence_errors();
   try {
     return body();
   } catch (const Error& e) {
@@ -73,7 +77,7 @@ int run_main(std::string_view program, const std::function<int()>& body) {
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << program << ": out of memory\n";
-    return kExitFailure;
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << program << ": internal error: " << e.what() << "\n";
     return kExitFailure;
@@ -81,6 +85,7 @@ int run_main(std::string_view program, const std::function<int()>& body) {
 }
 
 void add_model_options(po::options_description& options, std::vector<std::string>& input_shapes) {
+  add_memory_option(options);
   options.add_options()("input-shape", po::value(&input_shapes)->composing(),
                         "NAME=DIMS, e.g. x=1x3x224x224: the shape of an ONNX model's input (required for "
                         "inputs with a dynamic dimension; repeat for several inputs)");

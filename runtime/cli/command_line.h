@@ -39,10 +39,7 @@ std::optional<po::variables_map> parse(std::string_view usage, const po::options
                                        const po::positional_options_description& positional,
                                        const std::vector<std::string>& args, bool print_help = true);
 
-// Throws Error("FLAG: expected a positive integer, got VALUE") unless value >= 1.
-void require_positive(int value, const char* flag);
-
-// --input-shape NAME=DIMS (repeatable), which every command reading a model takes;
+// --input-shape NAME=DIMS (repeatable) and --max-memory, which every command reading a model takes;
 // model_options turns what was given into the loader's options (Error on bad text).
 void add_model_options(po::options_description& options, std::vector<std::string>& input_shapes);
 OnnxImportOptions model_options(const std::vector<std::string>& input_shapes);
@@ -50,8 +47,9 @@ OnnxImportOptions model_options(const std::vector<std::string>& input_shapes);
 // Milliseconds with four decimals, as the timing commands print them.
 std::string ms_text(double ms);
 
-// Runs a whole program: catches Error and option errors and prints them as
-// "program: message" with exit 2, so nothing escapes as a crash.
+// Runs a whole program: catches Error, option errors and running out of memory
+// and prints them as "program: message" with exit 2, so nothing escapes as a
+// crash. Also ignores SIGXFSZ and turns off HDF5's error printing, once.
 int run_main(std::string_view program, const std::function<int()>& body);
 
 }  // namespace superopt::cli

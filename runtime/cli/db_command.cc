@@ -14,6 +14,7 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/numeric_flags.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/formats/graph_json.h"
 
@@ -32,32 +33,23 @@ struct DbArgs {
   int64_t rule = -1;
 };
 
-// Digits only: boost would wrap "-1" into a huge unsigned number.
-int64_t parse_rule_index(const std::string& text) {
-  int64_t k = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || k < 0)
-    throw Error("--rule: expected a rule index (0, 1, ...), got '" + text + "'");
-  return k;
-}
-
 // Parses FILE [--rule K] [--json]; nullopt after printing help.
 std::optional<DbArgs> parse_db_args(std::string_view command, const std::vector<std::string>& args,
                                     bool with_rule) {
   DbArgs a;
   std::string usage =
       "superopt db " + std::string(command) + " FILE" + (with_rule ? " --rule K" : "") + " [--json]";
-  std::string rule;
   po::options_description options("options");
   options.add_options()("file", po::value(&a.file), "the rule database (HDF5)");
-  if (with_rule) options.add_options()("rule", po::value(&rule), "index of the rule to show, from 0");
+  if (with_rule)
+    options.add_options()("rule", cli::non_negative(&a.rule, "--rule"), "index of the rule to show, from 0");
   options.add_options()("json", po::bool_switch(&a.json), "print one JSON object instead of text");
   po::positional_options_description positional;
   positional.add("file", 1);
-  if (!cli::parse(usage, options, positional, args)) return std::nullopt;
+  auto vm = cli::parse(usage, options, positional, args);
+  if (!vm) return std::nullopt;
   if (a.file.empty()) throw Error("db " + std::string(command) + ": missing FILE (usage: " + usage + ")");
-  if (with_rule && rule.empty()) throw Error("db show: missing --rule K (usage: " + usage + ")");
-  if (with_rule) a.rule = parse_rule_index(rule);
+  if (with_rule && !vm->count("rule")) throw Error("db show: missing --rule K (usage: " + usage + ")");
   return a;
 }
 

@@ -18,6 +18,7 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/numeric_flags.h"
 #include "runtime/core/arith.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/core/graph_analysis.h"
@@ -45,15 +46,6 @@ struct GraphArgs {
 
 constexpr std::string_view kBuiltinPrefix = "builtin:";
 
-// A seed as digits only: boost would wrap "-1" into 2^64 - 1.
-uint64_t parse_seed(const std::string& text) {
-  uint64_t seed = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw Error("--seed: expected an integer from 0 to 2^64-1, got '" + text + "'");
-  return seed;
-}
-
 // Parses FILE [--seed S | --cost SPEC] [--json]; nullopt after printing help.
 std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::vector<std::string>& args,
                                           bool with_seed) {
@@ -61,7 +53,6 @@ std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::v
   std::string usage = "superopt graph " + std::string(command) + " FILE" +
                       (with_seed ? " [--seed S] [--dump FILE.h5]" : " [--cost SPEC]") +
                       " [--input-shape NAME=DIMS] [--json]";
-  std::string seed = "1";
   po::options_description options("options");
   options.add_options()(
       "file", po::value(&a.file),
@@ -69,7 +60,7 @@ std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::v
       "(data/models/README.md)");
   cli::add_model_options(options, a.input_shapes);
   if (with_seed)
-    options.add_options()("seed", po::value(&seed), "seed of the random inputs and weights (default 1)")(
+    options.add_options()("seed", cli::seed(&a.seed), "seed of the random inputs and weights (default 1)")(
         "dump", po::value(&a.dump),
         "also write every input, weight and output as float64 datasets to this HDF5 file");
   else
@@ -80,7 +71,6 @@ std::optional<GraphArgs> parse_graph_args(std::string_view command, const std::v
   positional.add("file", 1);
   if (!cli::parse(usage, options, positional, args)) return std::nullopt;
   if (a.file.empty()) throw Error("graph " + std::string(command) + ": missing FILE (usage: " + usage + ")");
-  a.seed = parse_seed(seed);
   return a;
 }
 

@@ -10,6 +10,8 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/numeric_flags.h"
+#include "runtime/core/evaluator.h"
 #include "runtime/exec/cuda/gpu_runtime.h"
 #include "runtime/exec/executor.h"
 #include "runtime/models/model_zoo.h"
@@ -71,10 +73,11 @@ int measure_command(const std::vector<std::string>& args) {
   po::options_description desc("options");
   desc.add_options()("model", po::value(&models), "graph files, ONNX models or builtin:NAME models")(
       "device", po::value(&device), "cuda (device 0, the default) or cpu (oneDNN)")(
-      "threads", po::value(&threads), "cpu: threads (default: every core)")(
+      "threads", cli::positive(&threads, "--threads"), "cpu: threads (default: every core)")(
       "out", po::value(&out), "cost table to append to (default data/costs/DEVICE.h5)")(
-      "repeat", po::value(&options.repeats), "timed runs per operator; the median is stored (default 50)")(
-      "warmup", po::value(&options.warmup), "untimed runs first (default 10)")(
+      "repeat", cli::positive(&options.repeats, "--repeat"),
+      "timed runs per operator; the median is stored (default 50)")(
+      "warmup", cli::non_negative(&options.warmup, "--warmup"), "untimed runs first (default 10)")(
       "tf32", po::bool_switch(&options.allow_tf32),
       "cuda: allow TF32 tensor cores for float32 (default: strict FP32)");
   cli::add_model_options(desc, input_shapes);
@@ -82,13 +85,16 @@ int measure_command(const std::vector<std::string>& args) {
   positional.add("model", -1);
   if (!cli::parse(usage, desc, positional, args)) return cli::kExitOk;
   if (models.empty()) throw Error("measure: missing MODEL (usage: " + usage + ")");
-  cli::require_positive(options.repeats, "--repeat");
   const DeviceKind kind = parse_device(device);
   if (threads != -1) options.threads = checked_threads(threads, "measure");
   if (kind == DeviceKind::cuda) require_gpu("measure");
 
   std::vector<Graph> graphs;
-  for (const std::string& m : models) graphs.push_back(load_model(m, cli::model_options(input_shapes)));
+  for (const std::string& m : models) {
+    graphs.push_back(load_model(m, cli::model_options(input_shapes)));
+    // float32 tensors, as the graph would hold them run whole: refused before any is allocated.
+    check_evaluation_memory(graphs.back(), sizeof(float));
+  }
   std::unique_ptr<Executor> executor = make_executor(kind, options);
   const CostTableInfo info = executor->table_info();
   if (out.empty()) out = default_table_path(info);

@@ -9,6 +9,8 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
+#include "runtime/cli/numeric_flags.h"
+#include "runtime/core/evaluator.h"
 #include "runtime/exec/cuda/gpu_runtime.h"
 #include "runtime/exec/executor.h"
 #include "runtime/models/model_zoo.h"
@@ -89,14 +91,14 @@ int run_command(const std::vector<std::string>& args) {
   desc.add_options()("model", po::value(&model), "a graph file, an ONNX model or builtin:NAME")(
       "device", po::value(&device),
       "cpu (oneDNN) or cuda (device 0); required: the CPU reference is `superopt graph run`")(
-      "gpu", po::bool_switch(&gpu), "the same as --device cuda")("threads", po::value(&threads),
-                                                                 "cpu: threads (default: every core)")(
-      "repeat", po::value(&options.repeats), "timed whole-graph runs (default 100)")(
-      "warmup", po::value(&options.warmup), "untimed runs first (default 10)")(
+      "gpu", po::bool_switch(&gpu), "the same as --device cuda")(
+      "threads", cli::positive(&threads, "--threads"), "cpu: threads (default: every core)")(
+      "repeat", cli::positive(&options.repeats, "--repeat"), "timed whole-graph runs (default 100)")(
+      "warmup", cli::non_negative(&options.warmup, "--warmup"), "untimed runs first (default 10)")(
       "check", po::bool_switch(&check),
       "compare every operator, weight and output with the CPU reference in double (exit 1 if off)")(
       "op-sum", po::bool_switch(&op_sum), "also measure every operator alone and report the sum")(
-      "seed", po::value(&options.seed), "seed of the random inputs and weights (default 1)")(
+      "seed", cli::seed(&options.seed), "seed of the random inputs and weights (default 1)")(
       "tf32", po::bool_switch(&options.allow_tf32),
       "cuda: allow TF32 tensor cores for float32 (default: strict FP32)")("json", po::bool_switch(&json),
                                                                           "print one JSON object");
@@ -110,11 +112,12 @@ int run_command(const std::vector<std::string>& args) {
   if (!gpu && device.empty())
     throw Error("run: --device cpu|cuda is required (the CPU reference runs with `superopt graph run`)");
   const DeviceKind kind = gpu ? DeviceKind::cuda : parse_device(device);
-  cli::require_positive(options.repeats, "--repeat");
   if (threads != -1) options.threads = checked_threads(threads, "run");
   if (kind == DeviceKind::cuda) require_gpu("run --device cuda");
 
   Graph g = load_model(model, cli::model_options(input_shapes));
+  // The executors hold float32 tensors: refuse what cannot fit before they allocate.
+  check_evaluation_memory(g, sizeof(float));
   std::unique_ptr<Executor> executor = make_executor(kind, options);
   RunReport r = executor->run_graph(g, check, op_sum);
   const double tolerance = kind == DeviceKind::cuda && options.allow_tf32 ? kTf32Tolerance : kFp32Tolerance;

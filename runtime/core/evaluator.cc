@@ -3,6 +3,10 @@
 #include "runtime/core/arith.h"
 #include "runtime/core/evaluator_impl.h"
 
+#include <utility>
+
+#include "runtime/core/memory_budget.h"
+
 namespace superopt {
 namespace evaluator_detail {
 
@@ -28,7 +32,32 @@ std::vector<int> count_uses(const Graph& g) {
   return uses;
 }
 
+void check_evaluation_memory(const Graph& g, const std::vector<NodeId>& order, int64_t value_bytes) {
+  std::vector<int> uses = count_uses(g);
+  std::vector<int64_t> node_bytes(g.num_nodes(), 0);
+  int64_t live_bytes = 0;
+  for (NodeId id : order) {
+    const Node& n = g.node(id);
+    for (int i = 0; i < n.num_outputs(); ++i)
+      node_bytes[id] += n.output(i).shape.num_elements() * value_bytes;
+    live_bytes += node_bytes[id];
+    if (live_bytes > memory_budget_bytes())
+      check_memory_budget(live_bytes, "evaluating " + std::string(op_name(n.op)) + " '" + n.name.str() +
+                                          "' (output " + n.output(0).shape.str() + ": " +
+                                          bytes_text(node_bytes[id]) + ", with the tensors live then)");
+    for (TensorRef t : n.inputs())
+      if (--uses[t.node] == 0) live_bytes -= std::exchange(node_bytes[t.node], 0);
+    if (uses[id] == 0) live_bytes -= std::exchange(node_bytes[id], 0);
+  }
+}
+
 }  // namespace evaluator_detail
+
+void check_evaluation_memory(const Graph& g, int64_t value_bytes) {
+  std::optional<std::vector<NodeId>> order = g.topological_order();
+  if (!order) throw Error("cannot evaluate a graph with a cycle");
+  evaluator_detail::check_evaluation_memory(g, *order, value_bytes);
+}
 
 SUPEROPT_INSTANTIATE_EVALUATOR(ModArith)
 SUPEROPT_INSTANTIATE_EVALUATOR(RealArith<double>)

@@ -26,6 +26,12 @@ using SourceValues = std::function<Tensor<typename A::Value>(const Graph&, NodeI
 template <class A>
 std::vector<Tensor<typename A::Value>> evaluate(const Graph& g, const A& ar, const SourceValues<A>& sources);
 
+// From shapes alone, before anything is allocated: whether evaluate() of g with
+// values of value_bytes each fits in the memory budget (memory_budget.h), the
+// tensors live at each step counted as evaluate() frees them. Throws Error naming
+// the node where the budget is exceeded. evaluate() checks this itself.
+void check_evaluation_memory(const Graph& g, int64_t value_bytes);
+
 // Seeded random values for inputs and weights: uniform in the arithmetic's domain,
 // drawn in row-major order from a generator seeded by (seed, the source's name), so
 // that two graphs over the same names get the same values whatever their node ids.

@@ -24,6 +24,11 @@ void check_node_outputs(const Graph& g, NodeId id);
 // Readers of each node's outputs, plus one for each graph output that keeps it alive.
 std::vector<int> count_uses(const Graph& g);
 
+// From shapes alone, before anything is allocated: the bytes of the tensors live
+// at each step of evaluate() (freed as it frees them), against the memory
+// budget (memory_budget.h). Throws Error naming the node where it is exceeded.
+void check_evaluation_memory(const Graph& g, const std::vector<NodeId>& order, int64_t value_bytes);
+
 template <class A>
 std::vector<TensorOf<A>> source_value(const Graph& g, NodeId id, const SourceValues<A>& sources) {
   const Node& n = g.node(id);
@@ -56,6 +61,7 @@ template <class A>
 std::vector<TensorOf<A>> evaluate(const Graph& g, const A& ar, const SourceValues<A>& sources) {
   std::optional<std::vector<NodeId>> order = g.topological_order();
   if (!order) throw Error("cannot evaluate a graph with a cycle");
+  evaluator_detail::check_evaluation_memory(g, *order, sizeof(typename A::Value));
   std::vector<int> uses = evaluator_detail::count_uses(g);
   std::vector<std::vector<TensorOf<A>>> values(g.num_nodes());
   for (NodeId id : *order) {

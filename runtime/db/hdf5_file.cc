@@ -42,6 +42,24 @@ void silence_errors() {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
+namespace {
+
+// HDF5's low-level messages hold a whole record ("file write failed: time =
+// ...\n, filename = ..., errno = 27, error message = 'File too large', buf =
+// 0x..."): keep the system's message when there is one, and one line always.
+std::string one_line_reason(const std::string& desc) {
+  const std::string marker = "error message = '";
+  if (size_t at = desc.find(marker); at != std::string::npos) {
+    size_t end = desc.find('\'', at + marker.size());
+    if (end != std::string::npos) return desc.substr(at + marker.size(), end - at - marker.size());
+  }
+  std::string out;
+  for (char c : desc) out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+  return out;
+}
+
+}  // namespace
+
 // Walking upward, entry 0 is the deepest call: the most specific message.
 std::string error_reason() {
   std::string reason;
@@ -53,7 +71,7 @@ std::string error_reason() {
       },
       &reason);
   H5Eclear2(H5E_DEFAULT);
-  return reason.empty() ? "HDF5 error" : reason;
+  return reason.empty() ? "HDF5 error" : one_line_reason(reason);
 }
 
 Handle string_type(H5T_cset_t cset) {

@@ -1,38 +1,16 @@
 // Typed HDF5 reading and atomic writing (see hdf5_io.h).
 #include "runtime/db/hdf5_io.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/core/atomic_file.h"
 #include "runtime/formats/json_text.h"
 
 namespace superopt::hdf5 {
-
-namespace {
-
-// Makes the data durable before the rename makes it visible.
-void sync_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
-// Removes the temporary file unless the rename happened.
-struct TemporaryFile {
-  std::string path;
-  bool keep = false;
-  ~TemporaryFile() {
-    if (!keep) std::remove(path.c_str());
-  }
-};
-
-}  // namespace
 
 void Writer::fail(const std::string& what) const {
   json::throw_error("cannot write " + path_ + ": " + what + ": " + error_reason());
@@ -82,25 +60,32 @@ void Writer::column(hid_t group, const char* name, const std::vector<std::string
   column(group, name, t, t, values.size(), pointers.data(), description);
 }
 
+// The file is built in memory (HDF5's core driver without a backing store), so
+// HDF5 itself never writes to disk: a full disk or a size limit is met by
+// write_file_atomically, which keeps the old file and says why with errno, and
+// no HDF5 file is ever left half-closed (which crashed HDF5 at exit).
 void write_atomically(const std::string& path, const std::function<void(const Writer&)>& fill) {
   silence_errors();
-  TemporaryFile tmp{path + ".tmp-" + std::to_string(::getpid())};
-  // fopen first: its errno says plainly why a directory cannot be written.
-  std::FILE* probe = std::fopen(tmp.path.c_str(), "wb");
-  if (!probe) json::throw_error("cannot write " + path + ": " + std::strerror(errno));
-  std::fclose(probe);
+  std::string image;
   {
-    Handle fapl = file_access();
-    Handle file(H5Fcreate(tmp.path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
+    constexpr size_t kGrowthBytes = size_t{1} << 20;
+    if (!fapl.valid() || H5Pset_fapl_core(fapl, kGrowthBytes, false) < 0)
+      json::throw_error("cannot write " + path + ": " + error_reason());
+    // A name of its own: the file at PATH may be open for reading in this process.
+    const std::string memory_name = path + ".in-memory-" + std::to_string(::getpid());
+    Handle file(H5Fcreate(memory_name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl));
     Writer w(path, file);
-    if (!file.valid()) w.fail("cannot create " + tmp.path);
+    if (!file.valid()) w.fail("cannot create it in memory");
     fill(w);
-    w.check(file.close(), "closing " + tmp.path);
+    w.check(H5Fflush(file, H5F_SCOPE_LOCAL), "flushing");
+    ssize_t size = H5Fget_file_image(file, nullptr, 0);
+    if (size < 0) w.fail("taking the file image");
+    image.resize(static_cast<size_t>(size));
+    if (H5Fget_file_image(file, image.data(), image.size()) != size) w.fail("taking the file image");
+    w.check(file.close(), "closing");
   }
-  sync_file(tmp.path);
-  if (std::rename(tmp.path.c_str(), path.c_str()) != 0)
-    json::throw_error("cannot write " + path + ": rename from " + tmp.path + ": " + std::strerror(errno));
-  tmp.keep = true;
+  write_file_atomically(path, image);
 }
 
 void Reader::fail(const std::string& why) const {

@@ -45,9 +45,9 @@ class Writer {
   hid_t file_;
 };
 
-// Creates PATH atomically: `fill` writes a temporary file next to it, which is
-// synced and renamed over PATH; on any error PATH is untouched and the
-// temporary file removed.
+// Creates PATH atomically: `fill` writes the file in memory, whose bytes then go
+// through write_file_atomically (runtime/core/atomic_file.h); on any error PATH
+// is untouched and no temporary file is left.
 void write_atomically(const std::string& path, const std::function<void(const Writer&)>& fill);
 
 // A dataset or an attribute: both hold typed elements in a dataspace.

@@ -57,6 +57,9 @@ RuleSetInfo read_info(const Reader& r) {
   info.generator_version = r.string("generator_version");
   info.opset_name = r.string("opset_name");
   info.opset_json = r.string("opset");
+  // Empty in databases made without an operator set file (tests, derived sets).
+  if (!info.opset_json.empty() && !nlohmann::json::accept(info.opset_json))
+    r.fail("attribute 'opset': not JSON (it holds the operator set file, verbatim)");
   int64_t max_ops = r.integer("max_ops");
   if (max_ops < 0 || max_ops > INT32_MAX) r.fail("bad max_ops " + std::to_string(max_ops));
   info.max_ops = static_cast<int>(max_ops);
@@ -115,6 +118,15 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
     r.fail(where + "source has " + std::to_string(n) + " outputs, target has " +
            std::to_string(rule.target.outputs().size()));
   rule.target.set_outputs(aligned_outputs(r, k, c.output_mapping[k], rule.target));
+  // A rule replaces each source output by its target output: of another shape,
+  // no match would ever take it, and the rule would be silently unused.
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& from = rule.source.desc(rule.source.outputs()[i]).shape;
+    const Shape& to = rule.target.desc(rule.target.outputs()[i]).shape;
+    if (from != to)
+      r.fail(where + "output " + std::to_string(i) + " is " + from.str() + " in the source and " + to.str() +
+             " in the target");
+  }
   if (c.source_ops[k] != rule.source.num_operators() || c.target_ops[k] != rule.target.num_operators())
     r.fail(where + "source_ops/target_ops say " + std::to_string(c.source_ops[k]) + "/" +
            std::to_string(c.target_ops[k]) + ", the graphs have " +

@@ -15,17 +15,16 @@
 #include <vector>
 
 #include "runtime/core/error.h"
+#include "runtime/core/nesting_limit.h"
 
 namespace superopt::json {
 namespace {
 
 // Builds the document from parser events. nlohmann's own builder keeps the last
 // of two equal keys without a word, its callback variant is quadratic in the
-// number of array elements, and both nest as deep as the text does.
+// number of array elements. Depth is checked before (first_line_too_deep).
 class StrictBuilder {
  public:
-  static constexpr size_t kMaxDepth = 32;  // graph files need 5
-
   explicit StrictBuilder(std::string_view file) : file_(file) {}
   Json take() { return std::move(root_); }
 
@@ -78,8 +77,6 @@ class StrictBuilder {
     return true;
   }
   bool open(Json&& v) {
-    if (frames_.size() == kMaxDepth)
-      throw_error(file_ + ": " + path() + "nested deeper than " + std::to_string(kMaxDepth) + " levels");
     frames_.push_back({add(std::move(v)), {}, {}});
     return true;
   }
@@ -107,6 +104,31 @@ class StrictBuilder {
   std::vector<Frame> frames_;
 };
 
+// The line where the text first nests deeper than kMaxNestingDepth, or 0: checked
+// before parsing, so that no reader (nor the destructor of what it built) ever
+// recurses as deep as a hostile file does.
+int first_line_too_deep(std::string_view text) {
+  int depth = 0, line = 1;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (c == '\\')
+        ++i;  // an escaped character, never the closing quote
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth) return line;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return 0;
+}
+
 std::string line_column(std::string_view text, size_t offset) {
   offset = std::min(offset, text.size());
   size_t line = 1, line_start = 0;
@@ -133,6 +155,7 @@ void throw_error(std::string msg) {
 }
 
 Json parse_json(std::string_view text, std::string_view file) {
+  if (int line = first_line_too_deep(text)) throw_error(std::string(file) + ": " + nesting_error(line));
   StrictBuilder builder(file);
   try {
     Json::sax_parse(text.begin(), text.end(), &builder);
@@ -220,7 +243,10 @@ Shape read_shape(const Json& v, std::string_view field, const Where& w) {
   int64_t elements = 1;
   for (const Json& d : v) {
     std::optional<int64_t> x = as_int(d);
-    if (!x || *x <= 0 || *x > std::numeric_limits<int32_t>::max()) w.fail(field, expected + got(v));
+    if (!x || *x <= 0) w.fail(field, expected + got(v));
+    if (*x > kMaxDimension)
+      w.fail(field, "dimension " + std::to_string(*x) + " is over the limit of " +
+                        std::to_string(kMaxDimension) + " (a 32-bit integer)");
     s.push_back(*x);
     if (elements > kMaxElements / *x) w.fail(field, "shape " + s.str() + "... has more than 2^40 elements");
     elements *= *x;

@@ -1,9 +1,10 @@
 // Strict JSON for superopt's files: errors at line:column, duplicate keys and
-// deep nesting refused, and field readers whose errors name the file and field.
+// nesting bounded (runtime/core/nesting_limit.h), and field readers whose errors name the file and field.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -19,6 +20,8 @@ using Json = nlohmann::ordered_json;
 // Far beyond any real tensor, and small enough that element and FLOP counts
 // computed from it cannot overflow int64.
 inline constexpr int64_t kMaxElements = int64_t{1} << 40;
+// Dimensions are 32-bit integers throughout (shapes, kernels, the ONNX reader).
+inline constexpr int64_t kMaxDimension = std::numeric_limits<int32_t>::max();
 
 // Throws Error with control characters escaped, so messages stay on one line.
 [[noreturn]] void throw_error(std::string msg);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "runtime/core/error.h"
+#include "runtime/formats/json_text.h"
 #include "runtime/formats/onnx_importer.h"
 
 namespace superopt {
@@ -229,7 +230,10 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& text) {
   while (p < end) {
     int64_t d = 0;
     auto [next, ec] = std::from_chars(p, end, d);
-    if (ec != std::errc() || d <= 0 || d > (int64_t{1} << 30) || s.rank() == kMaxRank) throw bad();
+    if (ec != std::errc() || d <= 0 || s.rank() == kMaxRank) throw bad();
+    if (d > json::kMaxDimension)
+      throw Error("--input-shape: dimension " + std::to_string(d) + " is over the limit of " +
+                  std::to_string(json::kMaxDimension) + " (a 32-bit integer)");
     s.push_back(d);
     p = next;
     if (p < end && *p++ != 'x') throw bad();

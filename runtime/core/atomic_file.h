@@ -1,0 +1,18 @@
+// Writing an output file all at once, so that no failure (a full disk, a file
+// size limit, a killed process) ever leaves a truncated file or loses the one
+// that was there: every file superopt writes (graph JSON, ONNX, HDF5 databases
+// and cost tables) goes through here.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace superopt {
+
+// Writes `bytes` to a temporary file in PATH's folder, syncs it to disk and
+// renames it over PATH. On any failure the temporary file is removed, PATH is
+// left as it was, and Error "cannot write PATH: REASON" is thrown, REASON being
+// the system's (strerror) on one line.
+void write_file_atomically(const std::string& path, std::string_view bytes);
+
+}  // namespace superopt

@@ -1,0 +1,99 @@
+# Hardening (issue 17): outputs on a full disk, input nested deeper than any
+# reader allows. Each of these crashed or lost a file before.
+add_test(NAME full_disk
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/full_disk_test.sh $<TARGET_FILE:superopt>
+                 ${CMAKE_CURRENT_BINARY_DIR}/full_disk ${PROJECT_SOURCE_DIR}/data)
+set_tests_properties(full_disk PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "full_disk_test: ok"
+                     FAIL_REGULAR_EXPRESSION "full_disk_test: FAIL")
+
+# 30,000 nested terms overflowed the stack of the axiom parser; JSON arrays as deep.
+set(deep_dir ${CMAKE_CURRENT_BINARY_DIR}/deep_input)
+file(MAKE_DIRECTORY ${deep_dir})
+string(REPEAT "relu(" 30000 deep_open)
+string(REPEAT ")" 30000 deep_close)
+file(WRITE ${deep_dir}/deep.ax "# a term nested 30,000 deep\naxiom deep: forall x: [n]. ${deep_open}x${deep_close} = x\n")
+string(REPEAT "[" 30000 deep_open)
+string(REPEAT "]" 30000 deep_close)
+file(WRITE ${deep_dir}/deep.json "{\"format\": \"superopt-graph\",\n \"nodes\": ${deep_open}${deep_close}}\n")
+superopt_cli_test(verify_axioms_deep_term 2 "deep\\.ax: nesting deeper than 64 at line 2$" ONE_LINE
+                  COMMAND ${superopt_bin} verify-axioms --axioms ${deep_dir}/deep.ax)
+superopt_db_test(verify_deep_axiom_term 2 "deep\\.ax: nesting deeper than 64 at line 2$" ONE_LINE
+                 COMMAND ${superopt_bin} verify ${superopt_rules} --axioms ${deep_dir}/deep.ax)
+superopt_cli_test(graph_check_deep_json 2 "deep\\.json: nesting deeper than 64 at line 2$" ONE_LINE
+                  COMMAND ${superopt_bin} graph check ${deep_dir}/deep.json)
+
+# Numeric flags take exactly their range (runtime/cli/numeric_flags.h) and say it:
+# before, --timeout-ms 0 and -5, --rlimit -1 and --save-seconds 0 were accepted,
+# --seed -1 wrapped to 2^64-1 in enumerate and optimize, and --alpha took inf.
+set(flag_graph ${PROJECT_SOURCE_DIR}/data/graphs/fused_matmul.json)
+set(flag_rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
+foreach(bad "timeout-ms;0" "timeout-ms;-5" "rlimit;-1" "save-seconds;0" "save-seconds;-1")
+  list(GET bad 0 flag)
+  list(GET bad 1 value)
+  superopt_db_test(verify_flag_${flag}_${value} 2 "^superopt verify: --${flag}: expected an? [a-z]+ from [0-9.]+ to [0-9e+.]+, got '${value}'$"
+                   ONE_LINE COMMAND ${superopt_bin} verify ${superopt_rules} --${flag} ${value})
+endforeach()
+superopt_cli_test(verify_axioms_flag_timeout 2 "--timeout-ms: expected an integer from 1 to [0-9]+, got '0'$" ONE_LINE
+                  COMMAND ${superopt_bin} verify-axioms --timeout-ms 0)
+set(seed_error "--seed: expected an integer from 0 to 18446744073709551615, got '-1'$")
+superopt_cli_test(enumerate_seed_negative 2 "${seed_error}" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 1 --opset ${small_opset} --out ${enum_dir}/s.h5 --seed -1)
+superopt_cli_test(optimize_seed_negative 2 "${seed_error}" ONE_LINE
+                  COMMAND ${superopt_bin} optimize ${flag_graph} --rules ${flag_rules} --seed -1)
+superopt_cli_test(graph_run_seed_negative 2 "${seed_error}" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${flag_graph} --seed -1)
+foreach(value inf nan 1e400)
+  superopt_cli_test(optimize_alpha_${value} 2 "--alpha: expected a number from 1 to 1000, got '${value}'$" ONE_LINE
+                    COMMAND ${superopt_bin} optimize ${flag_graph} --rules ${flag_rules} --alpha ${value})
+endforeach()
+superopt_cli_test(graph_run_input_shape_huge 2 "--input-shape: dimension 2147483648 is over the limit of 2147483647" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${flag_graph} --input-shape x=2147483648)
+
+# The memory budget (runtime/core/memory_budget.h): a graph whose tensors do not
+# fit is refused from its shapes, at once, with the tensor and its size. Before,
+# a 30000x30000 matmul allocated until the machine ran out, and 100000x100000
+# ended in a failed malloc with exit 1. TIMEOUT 5 is the "at once".
+set(huge ${CMAKE_CURRENT_SOURCE_DIR}/data/huge)
+set(over_budget "evaluating [a-z]+ '[a-z]+' \\(output [0-9]+x[0-9]+: [0-9.]+ GB, with the tensors live then\\) needs [0-9.]+ GB, over the memory budget of [0-9.]+ GB \\(--max-memory\\)$")
+# x and w fit in 16 GiB (7.2 GB each), not the product as well.
+superopt_cli_test(graph_run_over_memory_budget 2 "evaluating matmul 'mm' \\(output 30000x30000: 7.2 GB, with the tensors live then\\) needs 21.6 GB, over the memory budget of 17.2 GB \\(--max-memory\\)$" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${huge}/matmul_30000.json --max-memory 16G)
+superopt_cli_test(optimize_over_memory_budget 2 "${over_budget}" ONE_LINE
+                  COMMAND ${superopt_bin} optimize ${huge}/matmul_30000.json --rules ${flag_rules} --max-memory 4G)
+# 240 GB in double: over the default budget of any machine this runs on.
+superopt_cli_test(graph_run_over_default_memory_budget 2 "${over_budget}" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${huge}/matmul_100000.json)
+superopt_cli_test(optimize_over_default_memory_budget 2 "${over_budget}" ONE_LINE
+                  COMMAND ${superopt_bin} optimize ${huge}/matmul_100000.json --rules ${flag_rules})
+superopt_cli_test(enumerate_over_default_memory_budget 2
+                  "holding the operator set's sources needs 160.0 GB, over the memory budget of [0-9.]+ GB \\(--max-memory\\)$" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 1 --opset ${huge}/opset_100000.json --out ${enum_dir}/huge.h5 --force)
+superopt_cli_test(graph_run_bad_max_memory 2 "--max-memory: expected a size in bytes" ONE_LINE
+                  COMMAND ${superopt_bin} graph run ${flag_graph} --max-memory 4X)
+set_tests_properties(cli_graph_run_over_memory_budget cli_optimize_over_memory_budget
+                     cli_graph_run_over_default_memory_budget cli_optimize_over_default_memory_budget
+                     cli_enumerate_over_default_memory_budget PROPERTIES TIMEOUT 5)
+
+# Rule databases are checked on read: a rule whose mapped outputs differ in
+# shape, an 'opset' attribute that is not JSON. Both were read without a word.
+foreach(kind output_shapes opset_not_json)
+  add_test(NAME db_make_malformed_${kind}
+           COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/make_malformed_rule_db.py ${superopt_rules}
+                   ${CMAKE_CURRENT_BINARY_DIR}/malformed_${kind}.h5 ${kind})
+  set_tests_properties(db_make_malformed_${kind} PROPERTIES FIXTURES_REQUIRED rule_db FIXTURES_SETUP malformed_${kind})
+endforeach()
+superopt_cli_test(db_info_output_shapes_differ 2
+                  "malformed_output_shapes\\.h5: rule 2: output 0 is 2x2 in the source and 4x4 in the target$" ONE_LINE
+                  COMMAND ${superopt_bin} db info ${CMAKE_CURRENT_BINARY_DIR}/malformed_output_shapes.h5)
+superopt_cli_test(db_info_opset_not_json 2 "malformed_opset_not_json\\.h5: attribute 'opset': not JSON" ONE_LINE
+                  COMMAND ${superopt_bin} db info ${CMAKE_CURRENT_BINARY_DIR}/malformed_opset_not_json.h5)
+set_tests_properties(cli_db_info_output_shapes_differ PROPERTIES FIXTURES_REQUIRED malformed_output_shapes)
+set_tests_properties(cli_db_info_opset_not_json PROPERTIES FIXTURES_REQUIRED malformed_opset_not_json)
+
+# Time limits that hold: every phase that grows with the graph counts against
+# --time-limit, and the JSON summary says which phase used the time.
+add_test(NAME optimize_time_limit_holds
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/time_limit_test.sh $<TARGET_FILE:superopt>
+                 ${CMAKE_CURRENT_BINARY_DIR}/time_limit ${flag_rules})
+set_tests_properties(optimize_time_limit_holds PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "time_limit_test: ok"
+                     FAIL_REGULAR_EXPRESSION "time_limit_test: FAIL")
