@@ -37,7 +37,7 @@ targets=()
 for h in "${harnesses[@]}"; do targets+=("${h}_fuzz"); done
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" make_rule_fixture make_cost_fixture \
   make_bad_rule_fixture >/dev/null
-rm -rf "$out"
+for h in "${harnesses[@]}"; do rm -rf "${out:?}/$h"; done
 mkdir -p "$out"
 bash tests/fuzz/seeds.sh "$PWD" "$build" "$out/seeds" >/dev/null
 
@@ -52,7 +52,7 @@ fuzz_one() {
   echo $((SECONDS - start)) >"$dir/seconds"
 }
 export -f fuzz_one
-export out runs build
+export out runs build UBSAN_OPTIONS=print_stacktrace=1
 printf '%s\n' "${harnesses[@]}" | xargs -P "$jobs" -I{} bash -c "$(declare -p max_len); fuzz_one {}"
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $runs inputs per harness"

@@ -11,10 +11,13 @@
 #pragma once
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/error.h"
@@ -26,12 +29,36 @@ namespace detail {
 
 using nlohmann::json;
 
+// A JSON number as a T, or false when it is not one T can hold exactly (the
+// description may hold 1e30 where an integer column is written).
+template <class T>
+bool number_of(const json& v, T& out) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!v.is_number()) return false;
+    out = v.get<T>();
+    return true;
+  } else {
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) return false;
+      out = static_cast<T>(u);
+      return true;
+    }
+    if (!v.is_number_integer()) return false;
+    const int64_t i = v.get<int64_t>();
+    if (!std::in_range<T>(i)) return false;
+    out = static_cast<T>(i);
+    return true;
+  }
+}
+
 // Numbers of one type, or false when a value is not one.
 template <class T>
 bool numbers_of(const json& values, std::vector<T>& out) {
   for (const json& v : values) {
-    if (!v.is_number()) return false;
-    out.push_back(v.get<T>());
+    T x{};
+    if (!number_of(v, x)) return false;
+    out.push_back(x);
   }
   return true;
 }
@@ -49,11 +76,11 @@ inline void write_attribute(const hdf5::Writer& w, const json& a) {
   const std::string name = a[0], type = a[1];
   const json& v = a[2];
   if (type == "str" && v.is_string()) return w.attribute(w.file(), name.c_str(), v.get<std::string>());
-  if (type == "i64" && v.is_number()) return w.attribute(w.file(), name.c_str(), v.get<int64_t>());
-  if (type == "u64" && v.is_number()) {
-    uint64_t u = v.get<uint64_t>();
+  int64_t i = 0;
+  if (type == "i64" && number_of(v, i)) return w.attribute(w.file(), name.c_str(), i);
+  uint64_t u = 0;
+  if (type == "u64" && number_of(v, u))
     return w.attribute(w.file(), name.c_str(), H5T_STD_U64LE, H5T_NATIVE_UINT64, &u);
-  }
   throw Error("bad attribute type");
 }
 
