@@ -21,9 +21,10 @@ import sys
 SKIPPED_LABELS = {"slurm", "torch", "reproduce", "gpu"}
 SKIPPED_FIXTURE = "search_rules"
 HEAVY = re.compile(
-    r"^(cli_model_run_|cli_run_cpu_check_|cli_optimize_shipped_rules_|enumerate_taso_rule_kinds$|soundness_fresh|mpi_verify_ranks_and_resume$"
+    r"^(cli_model_run_|cli_run_cpu_check_|cli_optimize_shipped_rules_|enumerate_taso_rule_kinds$|cli_derive_and_check_proofs$|soundness_fresh|mpi_verify_ranks_and_resume$"
     r"|onnx_torch_|completeness: TASO's operator set at 2|completeness: the small operator set at 3"
-    r"|verify_axioms:every axiom of taso\.ax passes small-tensor validation)")
+    r"|verify_axioms:every axiom of taso\.ax passes small-tensor validation"
+    r"|whole models agree with the CPU reference|the operator timer and the cpu cost model measure once)")
 
 want_mpi = sys.argv[1] == "mpi"
 kept = []
