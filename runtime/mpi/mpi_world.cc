@@ -38,7 +38,7 @@ MpiWorld::MpiWorld() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
-    OpenMpiOwnAllocations scope;
+    [[maybe_unused]] OpenMpiOwnAllocations scope;
     MPI_Init(nullptr, nullptr);
     owns_ = true;
   }
@@ -50,7 +50,7 @@ MpiWorld::~MpiWorld() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (owns_ && !finalized) {
-    OpenMpiOwnAllocations scope;
+    [[maybe_unused]] OpenMpiOwnAllocations scope;
     MPI_Finalize();
   }
 }
