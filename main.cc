@@ -1,32 +1,10 @@
-// The superopt executable: one binary, one subcommand per stage of the pipeline.
+// The superopt executable: one binary, one subcommand per stage of the pipeline
+// (the table is in superopt_commands.cc).
 #include <string>
 #include <vector>
 
-#include "enum/enumerate.h"
-#include "runtime/cli/command_line.h"
-#include "runtime/cli/commands.h"
-#include "search/search.h"
-#include "verify/derive.h"
-#include "verify/verify.h"
+#include "superopt_commands.h"
 
 int main(int argc, char** argv) {
-  using namespace superopt;
-  const cli::Subcommand subcommands[] = {
-      {"enumerate", "generate candidate rules into a rule database (MPI-sharded)", enumerate_command},
-      {"verify", "prove the rules of a database with Z3 and small-tensor validation (MPI pool)",
-       verify_command},
-      {"derive", "prove rules by rewriting them with the proven rules before them; the minimal set",
-       verify::derive_command},
-      {"verify-axioms", "validate the operator axioms on small symbolic tensors; check them for redundancy",
-       verify_axioms_command},
-      {"optimize", "optimize a model with a rule database (cost-based backtracking search)",
-       optimize_command},
-      {"graph", "check, run or export a graph file (JSON) or builtin model", graph_command},
-      {"measure", "measure operator costs on the GPU into a cost table (HDF5)", measure_command},
-      {"run", "time a model on the GPU (--gpu), optionally checked against the CPU reference", run_command},
-      {"db", "inspect a rule database (info, show)", db_command},
-      {"version", "versions of superopt, its libraries and the CUDA devices", version_command},
-  };
-  std::vector<std::string> args(argv + 1, argv + argc);
-  return cli::run_main("superopt", [&] { return cli::dispatch("superopt", subcommands, args); });
+  return superopt::superopt_main(std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -15,6 +15,7 @@ packages=(
   python3-torch  # tests/torch_tests.cmake: PyTorch 1.13 (CPU), about 570 MB
   libonnx-dev libprotobuf-dev protobuf-compiler  # runtime/formats/onnx_*: ONNX 1.12 C++ and protobuf
   python3-onnx python3-torchvision               # tests/onnx_tests.cmake, scripts/bench/onnx_torch.py
+  clang-14 libclang-rt-14-dev libomp-14-dev      # build-asan: ASan+UBSan and libFuzzer (tests/fuzz/), OpenMP for clang
 )
 
 missing=()

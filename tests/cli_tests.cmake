@@ -103,6 +103,13 @@ superopt_cli_test(graph_run_bad_seed 2 "seed" ONE_LINE
                   COMMAND ${superopt_bin} graph run ${superopt_example} --seed many)
 superopt_cli_test(graph_run_malformed 2 "cycle: a -> b -> a" ONE_LINE
                   COMMAND ${superopt_bin} graph run ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/cycle.json)
+# Found by cli_fuzz (tests/fuzz/): an argument holding one of Boost.ProgramOptions'
+# placeholders hung the error message forever; the file lists the arguments, one a line.
+add_test(NAME cli_option_placeholder_argument
+         COMMAND ${superopt_expect} --one-line 2 "argument '--split-threshold%original_token%' contains '%original_token%'"
+                 -- sh -c "bin=\"$0\"; file=\"$1\"; set --; while IFS= read -r a; do set -- \"$@\" \"$a\"; done < \"$file\"; exec \"$bin\" \"$@\""
+                 ${superopt_bin} ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/cli_option_placeholder.args)
+set_tests_properties(cli_option_placeholder_argument PROPERTIES FAIL_REGULAR_EXPRESSION "expect_exit: FAIL" TIMEOUT 30)
 superopt_cli_test(graph_no_subcommand 2 "usage: superopt graph" COMMAND ${superopt_bin} graph)
 superopt_cli_test(unknown_command 2 "unknown command 'nosuchcommand'" ONE_LINE
                   COMMAND ${superopt_bin} nosuchcommand)

@@ -8,6 +8,9 @@ catch_discover_tests(verify_axioms_tests TEST_PREFIX "verify_axioms: ")
 set(axiom_data ${CMAKE_CURRENT_SOURCE_DIR}/data/axioms)
 superopt_cli_test(verify_axioms_malformed 2 "^superopt verify-axioms: .*/malformed\\.ax:5: unknown operator or unbound tensor 'frobnicate'" ONE_LINE
                   COMMAND ${superopt_bin} verify-axioms --axioms ${axiom_data}/malformed.ax)
+# Found by the axiom fuzzer (tests/fuzz/): a number past int64 escaped as an internal error (exit 1).
+superopt_cli_test(verify_axioms_number_out_of_range 2 "^superopt verify-axioms: .*/axiom_number_out_of_range\\.ax:2: number 99999999999999999999 is out of range" ONE_LINE
+                  COMMAND ${superopt_bin} verify-axioms --axioms ${CMAKE_CURRENT_SOURCE_DIR}/data/malformed/axiom_number_out_of_range.ax)
 superopt_cli_test(verify_axioms_missing_file 2 "cannot open /nonexistent/a\\.ax" ONE_LINE
                   COMMAND ${superopt_bin} verify-axioms --axioms /nonexistent/a.ax)
 superopt_cli_test(verify_axioms_unknown_only 2 "--only nosuch: no such axiom in" ONE_LINE

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -112,7 +113,11 @@ class EntryParser {
   }
   int64_t take_number() {
     if (peek().kind != Token::number) fail("expected a number, got '" + peek().text + "'");
-    return std::stoll(tokens_[pos_++].text);
+    const std::string& text = tokens_[pos_++].text;
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size()) fail("number " + text + " is out of range");
+    return v;
   }
 
   // A dimension first met in a shape may be declared a kernel size afterwards.

@@ -35,9 +35,28 @@ int dispatch(std::string_view program, std::span<const Subcommand> subs,
   throw Error("unknown command '" + args[0] + "' (try " + std::string(program) + " --help)");
 }
 
+namespace {
+
+// Boost.ProgramOptions 1.74 builds an error's message by replacing its
+// placeholders until none is left (error_with_option_name::replace_token), so
+// a rejected argument that contains one loops forever: `--budget %value%`
+// hung. Such an argument is refused before Boost sees it.
+void refuse_boost_placeholders(const std::vector<std::string>& args) {
+  static const char* const kPlaceholders[] = {"%canonical_option%", "%original_token%", "%prefix_option%",
+                                              "%option%",           "%prefix%",         "%value%"};
+  for (const std::string& arg : args)
+    for (const char* placeholder : kPlaceholders)
+      if (arg.find(placeholder) != std::string::npos)
+        throw Error("argument '" + arg + "' contains '" + placeholder +
+                    "', which the option parser cannot quote in its messages");
+}
+
+}  // namespace
+
 std::optional<po::variables_map> parse(std::string_view usage, const po::options_description& options,
                                        const po::positional_options_description& positional,
                                        const std::vector<std::string>& args, bool print_help) {
+  refuse_boost_placeholders(args);
   po::options_description all;
   all.add(options);
   all.add_options()("help,h", "show this help");

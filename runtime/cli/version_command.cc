@@ -9,8 +9,8 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
-#ifdef SUPEROPT_HAVE_CUDA
 #include "runtime/exec/cpu/cpu_executor.h"
+#ifdef SUPEROPT_HAVE_CUDA
 #include "runtime/exec/cuda/cuda_device.h"
 #include "runtime/exec/executor.h"
 #endif
