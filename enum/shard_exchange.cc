@@ -10,7 +10,6 @@ namespace superopt::enumeration {
 namespace {
 
 enum Tag : int { kRecords = 101, kWorkRequest = 102, kWorkGrant = 103, kDone = 104 };
-constexpr size_t kBatchBytes = 1 << 20;
 
 }  // namespace
 
@@ -19,8 +18,13 @@ struct ShardExchange::PendingSend {
   MPI_Request request = MPI_REQUEST_NULL;
 };
 
-ShardExchange::ShardExchange(std::vector<int64_t> units, std::function<void(uint64_t, int64_t)> progress)
-    : units_(std::move(units)), progress_(std::move(progress)) {
+ShardExchange::ShardExchange(std::vector<int64_t> units, std::function<void(uint64_t, int64_t)> progress,
+                             Sink keep, size_t batch_bytes, size_t max_pending_sends)
+    : units_(std::move(units)),
+      progress_(std::move(progress)),
+      keep_(std::move(keep)),
+      batch_bytes_(batch_bytes),
+      max_pending_sends_(max_pending_sends) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   outbox_.resize(size_);
@@ -52,8 +56,15 @@ void for_each_record(std::string_view records, const std::function<void(const Gr
 
 void ShardExchange::send(uint64_t fingerprint, std::string_view code_bytes) {
   int owner = static_cast<int>(fingerprint % static_cast<uint64_t>(size_));
-  append_record(owner == rank_ ? store_ : outbox_[owner], fingerprint, code_bytes);
-  if (owner != rank_ && outbox_[owner].size() >= kBatchBytes) flush(owner);
+  if (owner == rank_) {
+    std::string& record = outbox_[rank_];  // a scratch string: this rank's own box is never sent
+    record.clear();
+    append_record(record, fingerprint, code_bytes);
+    keep_(record);
+    return;
+  }
+  append_record(outbox_[owner], fingerprint, code_bytes);
+  if (outbox_[owner].size() >= batch_bytes_) flush(owner);
 }
 
 void ShardExchange::flush(int owner) {
@@ -63,7 +74,14 @@ void ShardExchange::flush(int owner) {
   MPI_Isend(p->buffer.data(), static_cast<int>(p->buffer.size()), MPI_CHAR, owner, kRecords, MPI_COMM_WORLD,
             &p->request);
   pending_.push_back(p);
+  ++messages_sent_;
+  bytes_sent_ += p->buffer.size();
   reap_sends(false);
+  // Bounded memory: wait (still receiving, so that nobody deadlocks) for the receivers.
+  while (pending_.size() > max_pending_sends_) {
+    serve(false);
+    reap_sends(false);
+  }
 }
 
 void ShardExchange::reap_sends(bool wait) {
@@ -98,7 +116,7 @@ void ShardExchange::serve(bool block) {
              MPI_STATUS_IGNORE);
     switch (status.MPI_TAG) {
       case kRecords:
-        store_.append(buffer);
+        keep_(buffer);
         break;
       case kWorkRequest: {  // rank 0: a worker's graph count, answered with a unit
         std::memcpy(&graphs_by_rank_[status.MPI_SOURCE], buffer.data(), 8);
@@ -140,6 +158,7 @@ int64_t ShardExchange::next_unit(uint64_t graphs) {
 void ShardExchange::finish() {
   for (int r = 0; r < size_; ++r)
     if (r != rank_) flush(r);
+  outbox_[rank_].clear();
   // Messages between two ranks arrive in order, so a rank's "done" follows all its records.
   for (int r = 0; r < size_; ++r)
     if (r != rank_) MPI_Send(nullptr, 0, MPI_CHAR, r, kDone, MPI_COMM_WORLD);

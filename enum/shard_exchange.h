@@ -1,6 +1,7 @@
 // MPI plumbing of the distributed generator: work units handed out on demand
 // by rank 0, and graph records sent in batches to the rank owning their
-// fingerprint (fingerprint % ranks), so each class meets on one rank.
+// fingerprint (fingerprint % ranks), so each class meets on one rank. The
+// records a rank owns go to a sink (its RecordStore) as they arrive.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +23,15 @@ void for_each_record(std::string_view records, const std::function<void(const Gr
 
 class ShardExchange {
  public:
+  using Sink = std::function<void(std::string_view records)>;
   // `units` (the same on every rank) are handed out in order; `progress`
   // (rank 0 only) is called now and then with all ranks' graph counts summed
-  // and the number of units handed out.
+  // and the number of units handed out; `keep` takes this rank's records.
+  // Records travel in messages of about `batch_bytes`; at most
+  // `max_pending_sends` of them wait for their receivers (memory bound).
   ShardExchange(std::vector<int64_t> units,
-                std::function<void(uint64_t graphs, int64_t units_given)> progress);
+                std::function<void(uint64_t graphs, int64_t units_given)> progress, Sink keep,
+                size_t batch_bytes = size_t{1} << 20, size_t max_pending_sends = 64);
   ~ShardExchange();
   ShardExchange(const ShardExchange&) = delete;
   ShardExchange& operator=(const ShardExchange&) = delete;
@@ -44,8 +49,9 @@ class ShardExchange {
   // Sends what is queued, then takes in records until every rank is done.
   void finish();
 
-  // The records this rank owns (GraphRecord layout).
-  const std::string& records() const { return store_; }
+  // What this rank sent to others, for the scaling figures.
+  uint64_t messages_sent() const { return messages_sent_; }
+  uint64_t bytes_sent() const { return bytes_sent_; }
 
  private:
   void flush(int owner);
@@ -60,7 +66,9 @@ class ShardExchange {
   std::vector<uint64_t> graphs_by_rank_;
   struct PendingSend;
   std::vector<PendingSend*> pending_;
-  std::string store_;
+  Sink keep_;
+  size_t batch_bytes_, max_pending_sends_;
+  uint64_t messages_sent_ = 0, bytes_sent_ = 0;
   int64_t pending_grant_ = -2;  // a worker's answer from rank 0; -2 while waiting
   std::function<void(uint64_t, int64_t)> progress_;
 };
