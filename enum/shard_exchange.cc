@@ -21,10 +21,10 @@ struct ShardExchange::PendingSend {
 ShardExchange::ShardExchange(std::vector<int64_t> units, std::function<void(uint64_t, int64_t)> progress,
                              Sink keep, size_t batch_bytes, size_t max_pending_sends)
     : units_(std::move(units)),
-      progress_(std::move(progress)),
       keep_(std::move(keep)),
       batch_bytes_(batch_bytes),
-      max_pending_sends_(max_pending_sends) {
+      max_pending_sends_(max_pending_sends),
+      progress_(std::move(progress)) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   outbox_.resize(size_);
