@@ -313,6 +313,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   s.resumed_graphs = world.sum_to_root(replayed_graphs);
   s.records = world.sum_to_root(generator.counts().aligned + replayed_records);
   s.record_bytes = world.sum_to_root(store->record_bytes());
+  s.max_rank_record_bytes = world.max_to_root(static_cast<int64_t>(store->record_bytes()));
   s.renamings = world.sum_to_root(generator.counts().renamings);
   s.classes = world.sum_to_root(owned.classes);
   s.failed_second_test = static_cast<int64_t>(world.sum_to_root(owned.counts.split_by_second_eval));

@@ -45,7 +45,7 @@ struct EnumerateSummary {
   // Scaling figures: records and messages sent between ranks, the most graphs
   // one rank made (against graphs / ranks), spilled runs and their bytes.
   uint64_t bytes_sent = 0, messages_sent = 0, max_messages_sent = 0;
-  uint64_t max_rank_graphs = 0;
+  uint64_t max_rank_graphs = 0, max_rank_record_bytes = 0;  // the most one rank made, and owned
   uint64_t spilled_runs = 0, spilled_bytes = 0, max_spilled_bytes = 0;
 };
 

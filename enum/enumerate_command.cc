@@ -77,6 +77,7 @@ nlohmann::json summary_json(const EnumerateSummary& s, const EnumerateOptions& o
                       {"messages_sent", s.messages_sent},
                       {"max_messages_sent", s.max_messages_sent},
                       {"max_rank_graphs", s.max_rank_graphs},
+                      {"max_rank_record_bytes", s.max_rank_record_bytes},
                       {"spilled_runs", s.spilled_runs},
                       {"spilled_bytes", s.spilled_bytes},
                       {"max_spilled_bytes", s.max_spilled_bytes}};

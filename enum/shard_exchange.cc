@@ -9,6 +9,8 @@
 namespace superopt::enumeration {
 namespace {
 
+constexpr size_t kMaxGrant = 16;  // units per answer to a worker, at most
+
 enum Tag : int { kRecords = 101, kWorkRequest = 102, kWorkGrant = 103, kDone = 104 };
 
 }  // namespace
@@ -118,14 +120,21 @@ void ShardExchange::serve(bool block) {
       case kRecords:
         keep_(buffer);
         break;
-      case kWorkRequest: {  // rank 0: a worker's graph count, answered with a unit
+      case kWorkRequest: {  // rank 0: a worker's graph count, answered with units
         std::memcpy(&graphs_by_rank_[status.MPI_SOURCE], buffer.data(), 8);
-        int64_t unit = next_ < units_.size() ? units_[next_++] : -1;
-        MPI_Send(&unit, 8, MPI_CHAR, status.MPI_SOURCE, kWorkGrant, MPI_COMM_WORLD);
+        std::vector<int64_t> grant = take_units();
+        MPI_Send(grant.data(), static_cast<int>(grant.size() * 8), MPI_CHAR, status.MPI_SOURCE, kWorkGrant,
+                 MPI_COMM_WORLD);
         break;
       }
-      case kWorkGrant:
-        std::memcpy(&pending_grant_, buffer.data(), 8);
+      case kWorkGrant:  // a worker: units to run; none means all are taken
+        if (buffer.empty()) units_exhausted_ = true;
+        for (size_t at = 0; at + 8 <= buffer.size(); at += 8) {
+          int64_t unit = 0;
+          std::memcpy(&unit, buffer.data() + at, 8);
+          granted_.push_back(unit);
+        }
+        request_out_ = false;
         break;
       case kDone:
         ++done_ranks_;
@@ -133,6 +142,17 @@ void ShardExchange::serve(bool block) {
     }
     if (block) return;
   }
+}
+
+// Guided self-scheduling: a worker gets a share of what is left (at least
+// one unit), so round trips to rank 0 are few while units are plenty and
+// the last units still spread over every rank.
+std::vector<int64_t> ShardExchange::take_units() {
+  size_t left = units_.size() - next_;
+  size_t count = std::min(left, std::max<size_t>(1, std::min<size_t>(kMaxGrant, left / (4 * size_))));
+  std::vector<int64_t> grant(units_.begin() + next_, units_.begin() + next_ + count);
+  next_ += count;
+  return grant;
 }
 
 void ShardExchange::poll() {
@@ -149,10 +169,21 @@ int64_t ShardExchange::next_unit(uint64_t graphs) {
                 static_cast<int64_t>(next_));
     return next_ < units_.size() ? units_[next_++] : -1;
   }
-  MPI_Send(&graphs, 8, MPI_CHAR, 0, kWorkRequest, MPI_COMM_WORLD);
-  pending_grant_ = -2;
-  while (pending_grant_ == -2) serve(true);
-  return pending_grant_;
+  // When a worker starts its last granted unit, it asks for more, so that
+  // units are there when it ends: a round trip to rank 0 per grant, waiting
+  // for rank 0 to be scheduled on a loaded machine, would leave it idle.
+  auto request = [&] {
+    if (request_out_ || units_exhausted_ || !granted_.empty()) return;
+    MPI_Send(&graphs, 8, MPI_CHAR, 0, kWorkRequest, MPI_COMM_WORLD);
+    request_out_ = true;
+  };
+  request();
+  while (granted_.empty() && !units_exhausted_) serve(true);
+  if (granted_.empty()) return -1;
+  int64_t unit = granted_.front();
+  granted_.pop_front();
+  request();
+  return unit;
 }
 
 void ShardExchange::finish() {

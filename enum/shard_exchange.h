@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -57,6 +58,7 @@ class ShardExchange {
   void flush(int owner);
   void serve(bool block);
   void reap_sends(bool wait);
+  std::vector<int64_t> take_units();
 
   int rank_ = 0, size_ = 1;
   std::vector<int64_t> units_;
@@ -69,7 +71,9 @@ class ShardExchange {
   Sink keep_;
   size_t batch_bytes_, max_pending_sends_;
   uint64_t messages_sent_ = 0, bytes_sent_ = 0;
-  int64_t pending_grant_ = -2;  // a worker's answer from rank 0; -2 while waiting
+  std::deque<int64_t> granted_;   // a worker's units from rank 0, not yet started
+  bool request_out_ = false;      // a worker's request waits for rank 0's answer
+  bool units_exhausted_ = false;  // rank 0 answered that no unit is left
   std::function<void(uint64_t, int64_t)> progress_;
 };
 
