@@ -260,6 +260,11 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
                                             run_description(opset, o));
   });
   Generator& generator = *made;
+  if (rank == 0)
+    store->on_spill([](uint64_t runs, uint64_t bytes, double seconds) {
+      std::fprintf(stderr, "spill (rank 0): run %llu sorted and written in %.1f s, %s spilled so far\n",
+                   static_cast<unsigned long long>(runs), seconds, mib(bytes).c_str());
+    });
   EnumerateSummary s;
   if (o.representatives_only) {
     auto representatives = std::make_shared<Representatives>(opset, o.max_ops, o.seed, world);

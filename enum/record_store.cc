@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -130,6 +131,7 @@ void RecordStore::add(std::string_view records) {
 }
 
 void RecordStore::spill() {
+  auto start = std::chrono::steady_clock::now();
   std::string path = dir_ + "/run-" + std::to_string(runs_.size()) + ".bin";
   runs_.push_back(path);  // listed first, so that a failure still removes it
   std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -150,6 +152,9 @@ void RecordStore::spill() {
   ++runs_written_;
   buffer_.clear();  // the capacity stays: it is the budget
   buffered_records_ = 0;
+  if (spill_report_)
+    spill_report_(runs_written_, spilled_bytes_,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 void RecordStore::for_each_class(const ClassVisitor& visit, const Progress& progress) {

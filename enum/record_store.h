@@ -42,6 +42,10 @@ class RecordStore {
   int runs() const { return static_cast<int>(runs_.size()); }  // on disk now
   uint64_t runs_written() const { return runs_written_; }
   uint64_t spilled_bytes() const { return spilled_bytes_; }
+  // Called after each spilled run with the runs and bytes spilled so far and
+  // the seconds the run took (rank 0 prints it: a large sort is not silent).
+  using SpillReport = std::function<void(uint64_t runs, uint64_t bytes, double seconds)>;
+  void on_spill(SpillReport report) { spill_report_ = std::move(report); }
   // Deletes the spilled runs (also on failure, before an abort).
   void remove_runs();
 
@@ -56,6 +60,7 @@ class RecordStore {
   uint64_t buffered_records_ = 0;
   uint64_t record_bytes_ = 0, spilled_bytes_ = 0, runs_written_ = 0;
   std::vector<std::string> runs_;
+  SpillReport spill_report_;
 };
 
 }  // namespace superopt::enumeration
