@@ -169,11 +169,11 @@ int64_t ShardExchange::next_unit(uint64_t graphs) {
                 static_cast<int64_t>(next_));
     return next_ < units_.size() ? units_[next_++] : -1;
   }
-  // When a worker starts its last granted unit, it asks for more, so that
-  // units are there when it ends: a round trip to rank 0 per grant, waiting
-  // for rank 0 to be scheduled on a loaded machine, would leave it idle.
+  // When half a chunk is left, a worker asks for more, so that units are
+  // there when it ends: a round trip to rank 0 per grant, waiting for rank 0
+  // to poll and be scheduled on a loaded machine, would leave it idle.
   auto request = [&] {
-    if (request_out_ || units_exhausted_ || !granted_.empty()) return;
+    if (request_out_ || units_exhausted_ || granted_.size() > kMaxGrant / 2) return;
     MPI_Send(&graphs, 8, MPI_CHAR, 0, kWorkRequest, MPI_COMM_WORLD);
     request_out_ = true;
   };
