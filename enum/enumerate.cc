@@ -18,6 +18,7 @@
 #include "enum/generator.h"
 #include "enum/opset.h"
 #include "enum/owner_pairing.h"
+#include "enum/pair_filter.h"
 #include "enum/progress.h"
 #include "enum/record_store.h"
 #include "enum/representatives.h"
@@ -56,13 +57,15 @@ void check_output(const EnumerateOptions& o) {
 // How a rank splits --memory-per-rank: half for owned records and their sort
 // index, an eighth for the outboxes (one batch per other rank), a quarter for
 // sends in flight (two batches per rank) and an eighth for a received batch.
+// With --two-pass the first pass's filter takes half of the records' share.
 struct MemoryPlan {
   size_t batch_bytes = kMaxBatchBytes;
   size_t max_pending_sends = 64;
-  int64_t store_bytes = 0;  // 0: unbounded
+  int64_t store_bytes = 0;                   // 0: unbounded
+  int64_t filter_bytes = int64_t{64} << 20;  // --two-pass without a bound: 2^28 slots
 };
 
-MemoryPlan plan_memory(int64_t memory_per_rank_bytes, int ranks) {
+MemoryPlan plan_memory(int64_t memory_per_rank_bytes, int ranks, bool two_pass) {
   MemoryPlan plan;
   if (memory_per_rank_bytes <= 0) return plan;
   int64_t least = static_cast<int64_t>(8 * kMinBatchBytes) * ranks;
@@ -72,7 +75,8 @@ MemoryPlan plan_memory(int64_t memory_per_rank_bytes, int ranks) {
                 (ranks == 1 ? "" : "s") + " (at least " + std::to_string(least) + " bytes)");
   plan.batch_bytes = std::min<size_t>(kMaxBatchBytes, memory_per_rank_bytes / (8 * ranks));
   plan.max_pending_sends = 2 * static_cast<size_t>(ranks);
-  plan.store_bytes = memory_per_rank_bytes / 2;
+  plan.store_bytes = memory_per_rank_bytes / (two_pass ? 4 : 2);
+  plan.filter_bytes = memory_per_rank_bytes / 4;
   return plan;
 }
 
@@ -83,6 +87,7 @@ std::string run_description(const Opset& opset, const EnumerateOptions& o) {
       "opset " + opset.name + ", max-ops " + std::to_string(o.max_ops) + ", seed " + std::to_string(o.seed);
   if (o.sample_fraction < 1) text += ", sample-units " + std::to_string(o.sample_fraction);
   if (o.representatives_only) text += ", representatives-only";
+  if (o.two_pass) text += ", two-pass";
   return text;
 }
 uint64_t run_key(const Opset& opset, const EnumerateOptions& o) {
@@ -90,6 +95,7 @@ uint64_t run_key(const Opset& opset, const EnumerateOptions& o) {
   h = hash_combine(hash_combine(h, static_cast<uint64_t>(o.max_ops)), o.seed);
   if (o.sample_fraction < 1) h = hash_string(std::to_string(o.sample_fraction), h);
   if (o.representatives_only) h = hash_combine(h, 0x4e9);
+  if (o.two_pass) h = hash_combine(h, 0x2a55);
   return hash_string(kGeneratorVersion, h);
 }
 
@@ -136,9 +142,10 @@ std::string checkpoint_entry(uint64_t graphs, const std::string& records) {
 }
 
 // Runs the work units this rank is given, sending each graph's aligned codes
-// to the owner of its class key and logging each finished unit.
+// to the owner of its class key and logging each finished unit; with
+// `keys_only` (the first of two passes) the codes are left out.
 void generate(Generator& generator, const std::vector<GraphCode>& units, int depth, ShardExchange& exchange,
-              CheckpointLog* log, int64_t exit_after) {
+              CheckpointLog* log, int64_t exit_after, bool keys_only = false) {
   std::string bytes, unit_records;
   uint64_t visited = 0;
   int64_t logged = 0;
@@ -148,7 +155,7 @@ void generate(Generator& generator, const std::vector<GraphCode>& units, int dep
     generator.run_unit(units[u], depth, [&](const GeneratedGraph& g) {
       for (const GraphCode& aligned : g.aligned) {
         bytes.clear();
-        aligned.append_bytes(bytes);
+        if (!keys_only) aligned.append_bytes(bytes);
         exchange.send(g.class_key, bytes);
         if (log) append_record(unit_records, g.class_key, bytes);
       }
@@ -217,6 +224,23 @@ std::string mib(uint64_t bytes) {
   return text;
 }
 
+// The first of two passes: every sampled unit (also those an earlier attempt
+// finished: the filter is not checkpointed) sends its class keys, one per
+// aligned code as the second pass sends records, and owners count them.
+void count_class_keys(Generator& generator, const std::vector<GraphCode>& units, int depth,
+                      const std::vector<int64_t>& sample, const MemoryPlan& plan, PairFilter& filter,
+                      int rank) {
+  PhaseProgress("pass 1 of 2", "", rank == 0).say("counting class keys");
+  ShardExchange exchange(
+      sample, EnumerationProgress(static_cast<int64_t>(sample.size()), rank == 0),
+      [&](std::string_view records) {
+        for_each_record(records, [&](const GraphRecord& r) { filter.add(r.fingerprint); });
+      },
+      plan.batch_bytes, plan.max_pending_sends);
+  generate(generator, units, depth, exchange, nullptr, -1, /*keys_only=*/true);
+  PhaseProgress("pass 2 of 2", "", rank == 0).say("enumerating again, keeping the classes seen twice");
+}
+
 // This rank's pairing, with rank 0's progress lines and the kill hook.
 OwnedRules pair_store(RecordStore& store, const Opset& opset, uint64_t seed, int rank, int ranks) {
   bool merging = store.runs() > 0;
@@ -251,7 +275,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   world.on_all_ranks([&] {
     opset = read_opset_file(o.opset_path);
     check_output(o);
-    plan = plan_memory(o.memory_per_rank_bytes, ranks);
+    plan = plan_memory(o.memory_per_rank_bytes, ranks, o.two_pass);
     store = std::make_unique<RecordStore>(
         plan.store_bytes, o.scratch_dir.empty() ? o.out_path + ".scratch" : o.scratch_dir, rank);
     made = std::make_unique<Generator>(opset, o.max_ops, o.seed);
@@ -266,10 +290,10 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
                    static_cast<unsigned long long>(runs), seconds, mib(bytes).c_str());
     });
   EnumerateSummary s;
+  std::shared_ptr<Representatives> representatives;
   if (o.representatives_only) {
-    auto representatives = std::make_shared<Representatives>(opset, o.max_ops, o.seed, world);
-    generator.set_extend_filter(
-        [representatives](const GeneratedGraph& g) { return representatives->contains(g); });
+    representatives = std::make_shared<Representatives>(opset, o.max_ops, o.seed, world);
+    representatives->install(generator);
     s.representative_level_graphs = representatives->graphs();
   }
   int depth = std::min(2, o.max_ops);
@@ -282,10 +306,24 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
 
   s.units = static_cast<int64_t>(units.size());
   s.units_sampled = static_cast<int64_t>(sample.size());
+  std::unique_ptr<PairFilter> filter;
+  if (o.two_pass) {
+    filter = std::make_unique<PairFilter>(plan.filter_bytes);
+    Generator first(opset, o.max_ops, o.seed);  // its own counts: the summary counts the second pass
+    if (representatives) representatives->install(first);
+    count_class_keys(first, units, depth, sample, plan, *filter, rank);
+  }
   uint64_t replayed_graphs = 0, replayed_records = 0;  // made by an earlier attempt
-  ShardExchange exchange(
-      todo, EnumerationProgress(static_cast<int64_t>(todo.size()), rank == 0),
-      [&](std::string_view records) { store->add(records); }, plan.batch_bytes, plan.max_pending_sends);
+  uint64_t filtered_out = 0;
+  std::string pairable;
+  auto keep = [&](std::string_view records) {
+    if (!filter) return store->add(records);
+    pairable.clear();
+    filtered_out += filter->keep_pairable(records, pairable);
+    store->add(pairable);
+  };
+  ShardExchange exchange(todo, EnumerationProgress(static_cast<int64_t>(todo.size()), rank == 0), keep,
+                         plan.batch_bytes, plan.max_pending_sends);
   try {
     if (log)  // records of units finished before a restart go to their owners again
       log->replay([&](std::string_view entry) {
@@ -305,6 +343,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
     store.reset();
     world.abort("superopt enumerate: " + std::string(e.what()), 2);
   }
+  filter.reset();
   OwnedRules owned;
   world.on_all_ranks([&] { owned = pair_store(*store, opset, o.seed, rank, ranks); });
   OwnedRules all;
@@ -318,6 +357,7 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   s.resumed_graphs = world.sum_to_root(replayed_graphs);
   s.records = world.sum_to_root(generator.counts().aligned + replayed_records);
   s.record_bytes = world.sum_to_root(store->record_bytes());
+  s.records_filtered_out = world.sum_to_root(filtered_out);
   s.max_rank_record_bytes = world.max_to_root(static_cast<int64_t>(store->record_bytes()));
   s.renamings = world.sum_to_root(generator.counts().renamings);
   s.classes = world.sum_to_root(owned.classes);

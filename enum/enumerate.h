@@ -22,7 +22,10 @@ struct EnumerateOptions {
   std::string scratch_dir;            // empty: "<out>.scratch"
   double sample_fraction = 1.0;       // in (0, 1]: the share of work units run, chosen by `seed`
   bool representatives_only = false;  // extend only class representatives (Quartz's RepGen)
-  std::string arguments;              // the command line, recorded in the database
+  // Enumerate twice: first count class keys in a filter, then keep only the
+  // records of classes that may have two members (most graphs are alone).
+  bool two_pass = false;
+  std::string arguments;  // the command line, recorded in the database
 };
 
 struct EnumerateSummary {
@@ -31,13 +34,14 @@ struct EnumerateSummary {
   int64_t units_sampled = 0;  // of those, the ones this run's sample holds (all without --sample-units)
   uint64_t graphs = 0;
   uint64_t representative_level_graphs = 0;  // graphs the levels below max-ops made to find representatives
-  uint64_t resumed_graphs = 0;     // of those, made by an earlier attempt and read from the checkpoint
-  uint64_t records = 0;            // graphs sent to their owners: graphs, plus extra structures
-                                   // of functions with a symmetry the graph lacks (GeneratedGraph)
-  uint64_t renamings = 0;          // renamed evaluations made to find class keys (this attempt)
-  uint64_t classes = 0;            // distinct class keys (fingerprints up to renaming)
-  uint64_t record_bytes = 0;       // bytes of the stored (fingerprint, code) records
-  int64_t failed_second_test = 0;  // graphs that left their class on the second modular evaluation
+  uint64_t resumed_graphs = 0;        // of those, made by an earlier attempt and read from the checkpoint
+  uint64_t records = 0;               // graphs sent to their owners: graphs, plus extra structures
+                                      // of functions with a symmetry the graph lacks (GeneratedGraph)
+  uint64_t renamings = 0;             // renamed evaluations made to find class keys (this attempt)
+  uint64_t classes = 0;               // distinct class keys (fingerprints up to renaming)
+  uint64_t record_bytes = 0;          // bytes of the stored (fingerprint, code) records
+  uint64_t records_filtered_out = 0;  // --two-pass: records of lone classes the owners dropped
+  int64_t failed_second_test = 0;     // graphs that left their class on the second modular evaluation
   int64_t failed_float_test = 0;
   std::vector<std::pair<std::string, int64_t>> stages;  // candidates, after each pruning stage
   double seconds = 0;

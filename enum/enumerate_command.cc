@@ -41,6 +41,7 @@ EnumerateOptions read_options(const cli::po::variables_map& vm, const std::vecto
   if (vm.count("memory-per-rank"))
     o.memory_per_rank_bytes = parse_bytes(vm["memory-per-rank"].as<std::string>());
   o.representatives_only = vm.count("representatives-only") > 0;
+  o.two_pass = vm.count("two-pass") > 0;
   if (vm.count("scratch")) o.scratch_dir = vm["scratch"].as<std::string>();
   if (vm.count("scratch") && !vm.count("memory-per-rank"))
     throw Error("--scratch needs --memory-per-rank (without a bound nothing is spilled)");
@@ -73,6 +74,7 @@ nlohmann::json summary_json(const EnumerateSummary& s, const EnumerateOptions& o
                       {"seconds", s.seconds},
                       {"peak_rss_bytes", s.peak_rss_bytes},
                       {"record_bytes", s.record_bytes},
+                      {"records_filtered_out", s.records_filtered_out},
                       {"bytes_sent", s.bytes_sent},
                       {"messages_sent", s.messages_sent},
                       {"max_messages_sent", s.max_messages_sent},
@@ -137,6 +139,8 @@ int enumerate_command(const std::vector<std::string>& args) {
       "sample-units", cli::po::value<double>(),
       "run only this fraction (0, 1] of the work units, chosen by --seed (for projections)")(
       "representatives-only", "extend a graph only if it is its class's representative (Quartz's RepGen)")(
+      "two-pass",
+      "enumerate twice: count class keys, then keep only classes seen twice (less memory and disk)")(
       "force", "replace an existing database")("json", "print the summary as one JSON object");
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
   MpiWorld world;
@@ -144,6 +148,7 @@ int enumerate_command(const std::vector<std::string>& args) {
     auto vm = cli::parse(
         "superopt enumerate --max-ops N [--opset FILE] [--out FILE] [--checkpoint DIR] [--seed S] [--force] "
         "[--memory-per-rank BYTES] [--scratch DIR] [--sample-units FRACTION] [--representatives-only] "
+        "[--two-pass] "
         "[--json]",
         opts, {}, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;

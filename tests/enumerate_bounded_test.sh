@@ -1,10 +1,11 @@
 #!/bin/sh
-# MPI tests of `superopt enumerate --memory-per-rank` and `--sample-units`
-# (run by CTest): a memory bound small enough to spill sorted runs gives the
-# database of the unbounded run on 1, 2 and 3 ranks; a run killed during the
-# merge of its runs, or during enumeration, resumes to the same database; a
-# sample with one seed is the same on any rank count; bad input is one line,
-# exit 2, nothing written.
+# MPI tests of `superopt enumerate --memory-per-rank`, `--two-pass` and
+# `--sample-units` (run by CTest): a memory bound small enough to spill sorted
+# runs gives the database of the unbounded run on 1, 2 and 3 ranks, with one
+# pass or two; a run killed during the merge of its runs, during enumeration
+# or during the second pass resumes to the same database; a sample with one
+# seed is the same on any rank count; bad input is one line, exit 2, nothing
+# written.
 #   enumerate_bounded_test.sh SUPEROPT OPSET MPIEXEC WORKDIR
 set -eu
 superopt=$1 opset=$2 mpiexec=$3 work=$4
@@ -56,6 +57,23 @@ for ranks in 1 2; do
   done
 done
 echo "runs killed during a merge or during enumeration resume to the same database"
+
+for ranks in 1 2 3; do
+  run $ranks twopass$ranks.h5 --two-pass --memory-per-rank $bound --scratch scratch$ranks
+  same one.h5 twopass$ranks.h5
+  [ "$(field records_filtered_out twopass$ranks.h5)" -gt 0 ] || fail "the first pass filtered nothing out"
+  [ "$(field graphs twopass$ranks.h5)" = "$(field graphs one.h5)" ] || fail "two passes: graph counts differ"
+done
+# Rank 0 dies in the second pass (the first logs no units), after 150 units.
+out=killed-twopass.h5
+if SUPEROPT_TEST_EXIT_AFTER_UNITS=150 run 2 $out --two-pass --memory-per-rank $bound --checkpoint ck2p 2>/dev/null; then
+  fail "the two-pass run meant to be killed finished"
+fi
+[ ! -e $out ] || fail "a killed two-pass run left a database"
+run 2 $out --two-pass --memory-per-rank $bound --checkpoint ck2p
+same one.h5 $out
+[ "$(field graphs $out)" = "$(field graphs one.h5)" ] || fail "the resumed two-pass run counts other graphs"
+echo "two passes give the same database on 1, 2 and 3 ranks, and resume from a kill in the second"
 
 run 1 sample1.h5 --sample-units 0.3 --seed 5
 units=$(field units_sampled sample1.h5)
