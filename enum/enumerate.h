@@ -16,23 +16,41 @@ struct EnumerateOptions {
   std::string out_path = "rules.h5";
   bool force = false;          // overwrite an existing database
   std::string checkpoint_dir;  // empty: no checkpoints
-  std::string arguments;       // the command line, recorded in the database
+  // Bytes each rank may hold of graph records (buffers, sort index, messages
+  // in flight); 0: unbounded. Over it, sorted runs go to scratch_dir.
+  int64_t memory_per_rank_bytes = 0;
+  std::string scratch_dir;            // empty: "<out>.scratch"
+  double sample_fraction = 1.0;       // in (0, 1]: the share of work units run, chosen by `seed`
+  bool representatives_only = false;  // extend only class representatives (Quartz's RepGen)
+  // Enumerate twice: first count class keys in a filter, then keep only the
+  // records of classes that may have two members (most graphs are alone).
+  bool two_pass = false;
+  std::string arguments;  // the command line, recorded in the database
 };
 
 struct EnumerateSummary {
   int ranks = 1;
+  int64_t units = 0;          // work units of the whole enumeration
+  int64_t units_sampled = 0;  // of those, the ones this run's sample holds (all without --sample-units)
   uint64_t graphs = 0;
-  uint64_t resumed_graphs = 0;     // of those, made by an earlier attempt and read from the checkpoint
-  uint64_t records = 0;            // graphs sent to their owners: graphs, plus extra structures
-                                   // of functions with a symmetry the graph lacks (GeneratedGraph)
-  uint64_t renamings = 0;          // renamed evaluations made to find class keys (this attempt)
-  uint64_t classes = 0;            // distinct class keys (fingerprints up to renaming)
-  uint64_t record_bytes = 0;       // bytes of the stored (fingerprint, code) records
-  int64_t failed_second_test = 0;  // graphs that left their class on the second modular evaluation
+  uint64_t representative_level_graphs = 0;  // graphs the levels below max-ops made to find representatives
+  uint64_t resumed_graphs = 0;        // of those, made by an earlier attempt and read from the checkpoint
+  uint64_t records = 0;               // graphs sent to their owners: graphs, plus extra structures
+                                      // of functions with a symmetry the graph lacks (GeneratedGraph)
+  uint64_t renamings = 0;             // renamed evaluations made to find class keys (this attempt)
+  uint64_t classes = 0;               // distinct class keys (fingerprints up to renaming)
+  uint64_t record_bytes = 0;          // bytes of the stored (fingerprint, code) records
+  uint64_t records_filtered_out = 0;  // --two-pass: records of lone classes the owners dropped
+  int64_t failed_second_test = 0;     // graphs that left their class on the second modular evaluation
   int64_t failed_float_test = 0;
   std::vector<std::pair<std::string, int64_t>> stages;  // candidates, after each pruning stage
   double seconds = 0;
   int64_t peak_rss_bytes = 0;  // the largest over ranks
+  // Scaling figures: records and messages sent between ranks, the most graphs
+  // one rank made (against graphs / ranks), spilled runs and their bytes.
+  uint64_t bytes_sent = 0, messages_sent = 0, max_messages_sent = 0;
+  uint64_t max_rank_graphs = 0, max_rank_record_bytes = 0;  // the most one rank made, and owned
+  uint64_t spilled_runs = 0, spilled_bytes = 0, max_spilled_bytes = 0;
 };
 
 // Runs the whole generation on every rank of MPI_COMM_WORLD (MPI must be
@@ -41,7 +59,7 @@ struct EnumerateSummary {
 EnumerateSummary enumerate_rules(const EnumerateOptions& options);
 
 // `superopt enumerate --max-ops N [--opset FILE] [--out FILE] [--checkpoint DIR] [--seed S] [--force]
-// [--json]`.
+// [--memory-per-rank BYTES] [--scratch DIR] [--sample-units FRACTION] [--json]`.
 int enumerate_command(const std::vector<std::string>& args);
 
 }  // namespace superopt

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "enum/enumerate.h"
 #include "runtime/cli/command_line.h"
@@ -19,6 +20,19 @@ EnumerateOptions read_options(const cli::po::variables_map& vm, const std::vecto
   o.out_path = vm["out"].as<std::string>();
   o.force = vm.count("force") > 0;
   if (vm.count("checkpoint")) o.checkpoint_dir = vm["checkpoint"].as<std::string>();
+  if (vm.count("memory-per-rank"))
+    o.memory_per_rank_bytes = cli::parse_bytes(vm["memory-per-rank"].as<std::string>(), "--memory-per-rank");
+  o.representatives_only = vm.count("representatives-only") > 0;
+  o.two_pass = vm.count("two-pass") > 0;
+  if (vm.count("scratch")) o.scratch_dir = vm["scratch"].as<std::string>();
+  if (vm.count("scratch") && !vm.count("memory-per-rank"))
+    throw Error("--scratch needs --memory-per-rank (without a bound nothing is spilled)");
+  if (vm.count("sample-units")) {
+    o.sample_fraction = vm["sample-units"].as<double>();
+    if (!(o.sample_fraction > 0 && o.sample_fraction <= 1))
+      throw Error("--sample-units must be in (0, 1], got " +
+                  (std::ostringstream() << o.sample_fraction).str());
+  }
   o.arguments = "superopt enumerate";
   for (const std::string& a : args) o.arguments += " " + a;
   return o;
@@ -28,8 +42,11 @@ nlohmann::json summary_json(const EnumerateSummary& s, const EnumerateOptions& o
   nlohmann::json j = {{"out", o.out_path},
                       {"max_ops", o.max_ops},
                       {"ranks", s.ranks},
+                      {"units", s.units},
+                      {"units_sampled", s.units_sampled},
                       {"graphs", s.graphs},
                       {"resumed_graphs", s.resumed_graphs},
+                      {"representative_level_graphs", s.representative_level_graphs},
                       {"records", s.records},
                       {"renamings", s.renamings},
                       {"classes", s.classes},
@@ -37,7 +54,17 @@ nlohmann::json summary_json(const EnumerateSummary& s, const EnumerateOptions& o
                       {"failed_second_test", s.failed_second_test},
                       {"failed_float_test", s.failed_float_test},
                       {"seconds", s.seconds},
-                      {"peak_rss_bytes", s.peak_rss_bytes}};
+                      {"peak_rss_bytes", s.peak_rss_bytes},
+                      {"record_bytes", s.record_bytes},
+                      {"records_filtered_out", s.records_filtered_out},
+                      {"bytes_sent", s.bytes_sent},
+                      {"messages_sent", s.messages_sent},
+                      {"max_messages_sent", s.max_messages_sent},
+                      {"max_rank_graphs", s.max_rank_graphs},
+                      {"max_rank_record_bytes", s.max_rank_record_bytes},
+                      {"spilled_runs", s.spilled_runs},
+                      {"spilled_bytes", s.spilled_bytes},
+                      {"max_spilled_bytes", s.max_spilled_bytes}};
   for (const auto& [stage, count] : s.stages) j[stage] = count;
   j["rules"] = s.stages.empty() ? 0 : s.stages.back().second;
   return j;
@@ -47,9 +74,15 @@ void print_summary(const EnumerateSummary& s, const EnumerateOptions& o) {
   std::printf("enumerated %llu graphs with up to %d operators on %d rank%s in %.2f s\n",
               static_cast<unsigned long long>(s.graphs), o.max_ops, s.ranks, s.ranks == 1 ? "" : "s",
               s.seconds);
+  if (s.units_sampled < s.units)
+    std::printf("sampled work units:         %lld of %lld\n", static_cast<long long>(s.units_sampled),
+                static_cast<long long>(s.units));
   if (s.resumed_graphs)
     std::printf("resumed from the checkpoint: %llu of those graphs\n",
                 static_cast<unsigned long long>(s.resumed_graphs));
+  if (o.representatives_only)
+    std::printf("representatives only:       %llu graphs made by the levels below to find them\n",
+                static_cast<unsigned long long>(s.representative_level_graphs));
   std::printf("records (aligned graphs):   %llu\n", static_cast<unsigned long long>(s.records));
   std::printf("renamings evaluated:        %llu\n", static_cast<unsigned long long>(s.renamings));
   std::printf("classes (up to renaming):   %llu\n", static_cast<unsigned long long>(s.classes));
@@ -60,6 +93,10 @@ void print_summary(const EnumerateSummary& s, const EnumerateOptions& o) {
   std::printf("failed second evaluation:   %lld\n", static_cast<long long>(s.failed_second_test));
   std::printf("failed float test:          %lld\n", static_cast<long long>(s.failed_float_test));
   std::printf("peak memory (largest rank): %.1f MiB\n", s.peak_rss_bytes / 1048576.0);
+  if (s.spilled_runs)
+    std::printf("spilled to scratch:         %llu runs, %.1f MiB (largest rank %.1f MiB)\n",
+                static_cast<unsigned long long>(s.spilled_runs), s.spilled_bytes / 1048576.0,
+                s.max_spilled_bytes / 1048576.0);
   std::printf("wrote %s\n", o.out_path.c_str());
 }
 
@@ -79,6 +116,14 @@ int enumerate_command(const std::vector<std::string>& args) {
                                                      "seed of the random inputs (default 1)")(
       "checkpoint", cli::po::value<std::string>(),
       "directory for checkpoints: a killed run started again resumes")(
+      "memory-per-rank", cli::po::value<std::string>(),
+      "bytes of graph records each rank may hold (6G, 512M); beyond, sorted runs spill to --scratch")(
+      "scratch", cli::po::value<std::string>(), "folder for spilled runs (default: OUT.scratch)")(
+      "sample-units", cli::po::value<double>(),
+      "run only this fraction (0, 1] of the work units, chosen by --seed (for projections)")(
+      "representatives-only", "extend a graph only if it is its class's representative (Quartz's RepGen)")(
+      "two-pass",
+      "enumerate twice: count class keys, then keep only classes seen twice (less memory and disk)")(
       "force", "replace an existing database")("json", "print the summary as one JSON object");
   cli::add_memory_option(opts);
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
@@ -86,6 +131,8 @@ int enumerate_command(const std::vector<std::string>& args) {
   try {
     auto vm = cli::parse(
         "superopt enumerate --max-ops N [--opset FILE] [--out FILE] [--checkpoint DIR] [--seed S] [--force] "
+        "[--memory-per-rank BYTES] [--scratch DIR] [--sample-units FRACTION] [--representatives-only] "
+        "[--two-pass] "
         "[--json]",
         opts, {}, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;

@@ -74,6 +74,7 @@ struct Generator::State {
   const bool order_inputs;
   GeneratorCounts& counts;
   ModArith ar;
+  ExtendFilter extend_filter;  // empty: every graph is extended
 
   std::vector<int> source_class, source_index;  // index within its class
   std::vector<int> used;                        // per class: sources used so far
@@ -327,7 +328,8 @@ struct Generator::State {
 
   // Visits the current graph with its class key and aligned codes: the
   // renamings with the smallest fingerprint, one per distinct graph.
-  void visit_current(const GraphVisitor& visit) {
+  // Returns whether the graph may be extended (Generator::set_extend_filter).
+  bool visit_current(const GraphVisitor& visit) {
     ++counts.graphs;
     find_outputs();
     int n = orbit->size();
@@ -347,8 +349,10 @@ struct Generator::State {
       rename_sources_into(code, num_sources, orbit->renaming(p), aligned[count++]);
     }
     counts.aligned += count;
-    visit(GeneratedGraph{renamed_fingerprints[0], code, key,
-                         std::span<const GraphCode>(aligned.data(), count)});
+    GeneratedGraph graph{renamed_fingerprints[0], code, key,
+                         std::span<const GraphCode>(aligned.data(), count)};
+    visit(graph);
+    return !extend_filter || extend_filter(graph);
   }
 
   // Present tensors grouped by descriptor, for the variant's input slots.
@@ -396,8 +400,11 @@ struct Generator::State {
   }
 
   void search(int limit, const GraphVisitor& visit) {
-    if (!code.ops.empty()) visit_current(visit);
-    if (static_cast<int>(code.ops.size()) >= limit) return;
+    if (static_cast<int>(code.ops.size()) >= limit) {
+      if (!code.ops.empty()) visit_current(visit);
+      return;
+    }
+    if (!code.ops.empty() && !visit_current(visit)) return;
     for (int variant = 0; variant < static_cast<int>(opset.operators.size()); ++variant)
       for_each_candidate(variant, [&](const CodeOp& op, const Application& a) {
         if (!acceptable(op) || !push(op, a)) return;
@@ -421,6 +428,10 @@ Generator::Generator(const Opset& opset, int max_ops, uint64_t seed, bool order_
     : state_(std::make_unique<State>(opset, max_ops, seed, order_inputs, counts_)) {}
 
 Generator::~Generator() = default;
+
+void Generator::set_extend_filter(ExtendFilter filter) {
+  state_->extend_filter = std::move(filter);
+}
 
 std::vector<GraphCode> Generator::prefixes(int depth) {
   std::vector<GraphCode> units;

@@ -44,6 +44,8 @@ struct GeneratedGraph {
   std::span<const GraphCode> aligned;
 };
 using GraphVisitor = std::function<void(const GeneratedGraph&)>;
+// Whether a visited graph may be extended by more operators.
+using ExtendFilter = std::function<bool(const GeneratedGraph&)>;
 
 // Canonical (orderly) generation: a sequence of operators is generated only if
 // it is the smallest topological order of its graph under a fixed total order
@@ -73,6 +75,11 @@ class Generator {
   void run_unit(const GraphCode& prefix, int depth, const GraphVisitor& visit);
 
   const GeneratorCounts& counts() const { return counts_; }
+
+  // Only graphs the filter accepts are extended (Quartz's RepGen keeps
+  // representatives); a graph at max_ops is never asked. Applies to
+  // prefixes() and run_unit() alike, so a unit below a refused graph is empty.
+  void set_extend_filter(ExtendFilter filter);
 
  private:
   struct State;

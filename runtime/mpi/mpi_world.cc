@@ -3,6 +3,8 @@
 
 #include <mpi.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 
 #include "runtime/core/error.h"
@@ -53,6 +55,13 @@ MpiWorld::~MpiWorld() {
     [[maybe_unused]] OpenMpiOwnAllocations scope;
     MPI_Finalize();
   }
+}
+
+void MpiWorld::abort(const std::string& line, int code) const {
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; this keeps [[noreturn]] honest
 }
 
 void MpiWorld::barrier() const {

@@ -37,6 +37,9 @@ class MpiWorld {
   // Runs f on every rank; if it throws Error on any, every rank throws the
   // message of the lowest such rank, so that no rank waits for the others.
   void on_all_ranks(const std::function<void()>& f) const;
+  // For an error on one rank while the others wait on its messages: prints
+  // `line` to stderr and ends every rank with exit status `code`.
+  [[noreturn]] void abort(const std::string& line, int code) const;
 
  private:
   int rank_ = 0;
