@@ -5,8 +5,10 @@
 # same database; the GPU jobs pass `sbatch --test-only`, and their plumbing runs
 # here with stand-ins for the GPU commands. Exits 77 without Slurm.
 #   slurm_test.sh SUPEROPT MAKE_COST_FIXTURE SOURCE_DIR MPIEXEC WORKDIR
+# Each run works in a new folder under WORKDIR (removed when it passes), so two
+# runs at once do not delete each other's files and cluster.
 set -euo pipefail
-superopt=$1 make_costs=$2 src=$3 mpiexec=$4 work=$5
+superopt=$1 make_costs=$2 src=$3 mpiexec=$4 parent=$5
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null; then
   echo "skipped: slurmctld/slurmd are not installed (Debian package slurm-wlm)"
   exit 77
@@ -15,10 +17,13 @@ fail() {
   echo "slurm_test: FAIL: $*"
   exit 1
 }
-rm -rf "$work" && mkdir -p "$work" && cd "$work"
+mkdir -p "$parent"
+work=$(mktemp -d "$(cd "$parent" && pwd)/run.XXXXXX")
+cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export SUPEROPT_SLURM_DIR=$work/cluster
-trap 'bash "$src/scripts/local-slurm.sh" stop >/dev/null 2>&1 || true' EXIT
+passed=0
+trap 'bash "$src/scripts/local-slurm.sh" stop >/dev/null 2>&1 || true; [ $passed = 0 ] || rm -rf "$work"' EXIT
 eval "$(bash "$src/scripts/local-slurm.sh" start)"
 bash "$src/scripts/local-slurm.sh" status >/dev/null || fail "local-slurm.sh status says the cluster is down"
 
@@ -181,4 +186,5 @@ grep -qx -- "--out $work/reproduce --quick" reproduce/first.args ||
   fail "reproduce.sbatch: first.sh got '$(cat reproduce/first.args 2>&1)'; job output: $(cat reproduce.out)"
 [ -e reproduce/last.args ] || fail "reproduce.sbatch: last.sh did not run after broken.sh; job output: $(cat reproduce.out)"
 grep -q "failed: broken" reproduce.out || fail "reproduce.sbatch: no 'failed: broken' in the job output: $(cat reproduce.out)"
+passed=1
 echo "slurm_test: ok"
