@@ -9,12 +9,8 @@
 #   install_test.sh CMAKE BUILD_DIR
 set -euo pipefail
 cmake=$1 build=$2
-fail() {
-  echo "install_test: FAIL: $*"
-  exit 1
-}
-work=$(mktemp -d "${TMPDIR:-/tmp}/superopt-install-test.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+test_name=install_test
+. "$(dirname "$0")/temp_work.sh"
 unset SUPEROPT_DATA_DIR SUPEROPT_AXIOM_DIR
 "$cmake" --install "$build" --prefix "$work/prefix" >/dev/null
 share=share/superopt

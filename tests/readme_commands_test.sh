@@ -8,12 +8,8 @@
 #   readme_commands_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 src=$1 build=$2
-fail() {
-  echo "readme_commands_test: FAIL: $*"
-  exit 1
-}
-work=$(mktemp -d "${TMPDIR:-/tmp}/superopt-readme.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+test_name=readme_commands_test
+. "$(dirname "$0")/temp_work.sh"
 ln -s "$build" "$work/build" && ln -s "$src/data" "$work/data" && ln -s "$src/tests" "$work/tests"
 cd "$work"
 # Lines inside ``` blocks, then the cheap ones.
