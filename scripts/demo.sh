@@ -18,7 +18,11 @@ build=${BUILD_DIR:-build}
 superopt=$build/superopt
 example=data/graphs/resnet_bottleneck.json
 rules=$build/demo-rules.h5
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # containers often run as root
+if [ "$(id -u)" = 0 ]; then  # containers often run as root, which Open MPI refuses unless told
+  echo "demo.sh: running as root: exporting OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 for mpirun"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+echo "demo.sh: mpirun runs with --oversubscribe (more ranks than this machine's $(nproc) cores)"
 
 cost=analytic:h100
 for table in data/costs/h100.h5 data/costs/h200.h5; do

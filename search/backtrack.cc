@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "runtime/core/graph_analysis.h"
 #include "runtime/core/graph_hash.h"
@@ -102,12 +103,16 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
   std::multimap<double, Candidate> queue;  // cheapest first
   SeenGraphs seen;
   seen.insert(canonical_hash(g), start);
+  // What the graphs that entered the queue run after preprocessing: a graph
+  // that runs like one of them (it differs only in load-time work, e.g. the
+  // order of concatenated weights) costs the same and is skipped, so that no
+  // budget goes to coming back, by other steps, to work already queued.
+  std::unordered_set<uint64_t> seen_runtime{preprocessed_hash(g)};
   queue.emplace(best.cost_ms, best);
   while (!queue.empty() && out.explored < limits.budget && Clock::now() < limits.deadline) {
     Candidate current = queue.begin()->second;
     queue.erase(queue.begin());
     ++out.explored;
-    uint64_t current_runtime = preprocessed_hash(*current.graph);
     CostEstimator estimate(*current.graph, current.cost_ms, cost);
     for_each_occurrence(*current.graph, rules, [&](const DirectedRule& rule, const Match& m) {
       // Most applications are pruned, or would fall off the end of a full queue:
@@ -120,13 +125,17 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
         }
       }
       std::optional<Graph> next = apply_rule(*current.graph, m, rule);
-      if (!next || preprocessed_hash(*next) == current_runtime) return;  // only load-time work changed
+      if (!next) return;
+      const uint64_t runtime = preprocessed_hash(*next);
+      if (seen_runtime.count(runtime))
+        return;  // runs like a graph already queued (or only load-time work changed)
       uint64_t hash = canonical_hash(*next);
       if (seen.contains(hash, *next)) return;
       double c = graph_cost_ms(*next, cost);
       if (!(c < limits.alpha * best.cost_ms)) return;  // pruned graphs are not remembered: they stay pruned
       auto graph = std::make_shared<const Graph>(std::move(*next));
       seen.insert(hash, graph);
+      seen_runtime.insert(runtime);
       auto history = std::make_shared<const StepHistory>(
           StepHistory{Step{int(&rule - rules.rules.data()), graph}, current.history});
       Candidate cand{graph, c, history};

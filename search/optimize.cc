@@ -3,7 +3,9 @@
 // the check fails, drop the rule of the first application that breaks equality
 // and search again.
 #include <chrono>
+#include <cstdlib>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "runtime/core/error.h"
@@ -103,6 +105,23 @@ search::SplitOutcome run_search(const Graph& g, const RuleIndex& index, CostMode
   throw Error("unknown search");
 }
 
+// The applications per rule direction, a rule's two directions cancelling:
+// fusing three matmuls to reassociate them and splitting them again applies
+// a rule 10 times each way, which is no net rewrite by that rule.
+std::map<std::string, int> net_rules_applied(const RuleIndex& index, const std::vector<int>& applied) {
+  std::map<int, int> net;                        // database rule -> forward minus reversed applications
+  std::map<std::pair<int, bool>, int> directed;  // (rule, reversed) -> index.rules entry
+  for (int r : applied) {
+    const DirectedRule& d = index.rules[r];
+    net[d.rule] += d.reversed ? -1 : 1;
+    directed[{d.rule, d.reversed}] = r;
+  }
+  std::map<std::string, int> out;
+  for (const auto& [rule, count] : net)
+    if (count != 0) out[index.rules[directed.at({rule, count < 0})].label] = std::abs(count);
+  return out;
+}
+
 // One search with the rules of `index`, then folding: fills the result's
 // graph, costs and rules applied (check and suspects untouched) and returns the
 // traces of its best graph.
@@ -116,13 +135,10 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
   result.graphs_explored += outcome.search.explored;
   result.finished = outcome.search.finished;
   result.parts = outcome.parts;
+  std::vector<int> applied = search::applied_rules(outcome.search.traces);
   result.rule_sequence.clear();
-  result.rules_applied.clear();
-  for (int r : search::applied_rules(outcome.search.traces)) {
-    const std::string& label = index.rules[r].label;
-    result.rule_sequence.push_back(label);
-    ++result.rules_applied[label];
-  }
+  for (int r : applied) result.rule_sequence.push_back(index.rules[r].label);
+  result.rules_applied = net_rules_applied(index, applied);
   result.search_seconds += seconds_since(start);
   search::Folded folded = search::fold_precomputed(result.graph);
   result.graph = std::move(folded.graph);

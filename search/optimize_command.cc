@@ -191,6 +191,13 @@ std::string phase_text(const PhaseSeconds& p) {
          fixed(p.split, 2) + ", search " + fixed(p.search, 2) + ", check " + fixed(p.check, 2) + " s";
 }
 
+// The net rewrite's size: applications left once a rule's two directions cancel.
+int net_applications(const OptimizeResult& r) {
+  int n = 0;
+  for (const auto& [label, count] : r.rules_applied) n += count;
+  return n;
+}
+
 Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
                  bool marked) {
   Json applied = Json::object();
@@ -217,6 +224,7 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"parts", r.parts},
           {"rules_usable", r.rules_used},
           {"rules_applied", applied},
+          {"applications", r.rule_sequence.size()},
           {"rule_sequence", r.rule_sequence},
           {"graph_hash", hex_hash(r.graph)},
           {"precomputed_operators", r.precomputed_operators},
@@ -247,7 +255,10 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"
             << "precomputed:      " << r.precomputed_operators << " operators at load time, "
             << r.folded_operators << " folded into weights (weights and constants only)\n"
-            << "rules applied:    " << r.rule_sequence.size() << (r.rules_applied.empty() ? "\n" : "\n");
+            << "rules applied:    " << net_applications(r);
+  if (size_t(net_applications(r)) != r.rule_sequence.size())
+    std::cout << " net (" << r.rule_sequence.size() << " applications, a rule's two directions cancelling)";
+  std::cout << "\n";
   for (const auto& [label, count] : r.rules_applied) std::cout << "  " << count << "x  " << label << "\n";
   for (const SuspectRule& s : r.suspect_rules)
     std::cout << "suspect rule " << s.id << ": [" << s.label

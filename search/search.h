@@ -89,10 +89,13 @@ struct OptimizeResult {
   int64_t graphs_explored = 0;  // taken from the queue and expanded (OCGGS: whose substitutions were found)
   bool finished = false;        // every search emptied its queue before a limit stopped it
   double search_seconds = 0;
-  int parts = 1;                             // after the graph split
-  std::map<std::string, int> rules_applied;  // label -> count, along the best graph's history
-  std::vector<std::string> rule_sequence;    // the best graph's history, in order
-  int rules_used = 0;                        // rules (directions) the search could apply
+  int parts = 1;  // after the graph split
+  // Along the best graph's history: label -> net applications (a rule's two
+  // directions cancel; a rule applied as often each way is left out), and
+  // every application in order.
+  std::map<std::string, int> rules_applied;
+  std::vector<std::string> rule_sequence;
+  int rules_used = 0;                 // rules (directions) the search could apply
   int64_t precomputed_operators = 0;  // computed from weights (without data) and constants at load time
   int folded_operators = 0;           // computed from weights with data: folded into new weights
   NumericalCheck check;

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "enum/checkpoint.h"
+#include "tests/temp_dir.h"
 
 using namespace superopt;
 using namespace superopt::enumeration;
@@ -12,8 +13,11 @@ using Catch::Contains;
 
 namespace {
 
+// A folder of its own for each test process (removed at exit), so that two
+// runs at once never share one.
 std::string fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / "superopt_checkpoint_test" / name;
+  static const test::TempDir process_dir;
+  auto dir = process_dir.path / name;
   std::filesystem::remove_all(dir);
   return dir.string();
 }

@@ -206,3 +206,8 @@ add_test(NAME cli_enumerate_checkpoint_of_other_run
                  ${superopt_bin} ${small_opset} ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh
          WORKING_DIRECTORY ${enum_dir})
 set_tests_properties(cli_enumerate_checkpoint_of_other_run PROPERTIES FAIL_REGULAR_EXPRESSION "expect_exit: FAIL")
+
+# The README's cheap commands run as written (tests/readme_commands_test.sh).
+add_test(NAME readme_commands
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/readme_commands_test.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+set_tests_properties(readme_commands PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "readme_commands_test: ok")

@@ -16,6 +16,7 @@
 #include "runtime/core/hashing.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
+#include "tests/temp_dir.h"
 
 using namespace superopt;
 using namespace superopt::enumeration;
@@ -29,10 +30,11 @@ void ensure_mpi() {
   static MpiWorld world;
 }
 
+// A folder of its own for each test process (removed at exit), so that two
+// runs at once never share one.
 std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / "superopt_enum_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const test::TempDir process_dir;
+  return process_dir.file(name);
 }
 
 RuleDatabase generate(int max_ops, const std::string& name, const std::string& opset = kSmall) {

@@ -23,7 +23,10 @@ if "$bin" version | grep -q '^cuda device:'; then
   exit 0
 fi
 
-echo "no CUDA device: each command must exit 2 with one line"
+echo "no CUDA device: version says so, each command must exit 2 with one line"
+"$bin" version >"$dir/version.txt" 2>&1 || fail "version exited $?"
+grep -Eq '^cuda devices: none: no CUDA device \(|^cuda: not built' "$dir/version.txt" ||
+  fail "version does not say 'no CUDA device': $(grep cuda "$dir/version.txt")"
 expect_no_device() {
   "$@" >"$dir/out.txt" 2>"$dir/err.txt"
   code=$?

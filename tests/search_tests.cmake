@@ -134,3 +134,23 @@ superopt_cli_test(optimize_shipped_rules_inception_e 0 ""
 superopt_cli_test(optimize_shipped_rules_resnext50 0 ""
   STDOUT "rules applied:.*x +[0-9]+[<>]: conv2d -> merge_groups,conv2d\n.*check: +passed"
   COMMAND ${superopt_bin} optimize builtin:resnext50 --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
+
+# The rules applied are the net rewrite: reassociating a projection shared by
+# three matmuls fuses them (a rule one way) and splits them again (the same
+# rule the other way); rules_applied cancels the two directions, and
+# `applications` counts every step of rule_sequence.
+add_test(NAME cli_optimize_net_rules
+         COMMAND sh -c "\"$0\" optimize \"$1\" --rules \"$2\" --json >\"$3\" && /usr/bin/python3 - \"$3\" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+applied, sequence = r['rules_applied'], r['rule_sequence']
+rules = [label.split(':')[0] for label in applied]
+both = sorted({k[:-1] for k in rules if k[:-1] + '<' in rules and k[:-1] + '>' in rules})
+assert not both, 'rules applied both ways in rules_applied: %s' % both
+assert r['applications'] == len(sequence) >= sum(applied.values()) > 0, r
+assert r['cost_after'] < r['cost_before'] and r['check']['passed'], r
+print('net_rules: ok', sum(applied.values()), 'net of', len(sequence))
+PY"
+                 ${superopt_bin} ${CMAKE_CURRENT_SOURCE_DIR}/data/search/shared_projection.json
+                 ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5 ${search_dir}/shared_projection.json)
+set_tests_properties(cli_optimize_net_rules PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "net_rules: ok")

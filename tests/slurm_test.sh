@@ -5,8 +5,10 @@
 # same database; the GPU jobs pass `sbatch --test-only`, and their plumbing runs
 # here with stand-ins for the GPU commands. Exits 77 without Slurm.
 #   slurm_test.sh SUPEROPT MAKE_COST_FIXTURE SOURCE_DIR MPIEXEC WORKDIR
+# Each run works in a new folder under WORKDIR (removed when it passes), so two
+# runs at once do not delete each other's files and cluster.
 set -euo pipefail
-superopt=$1 make_costs=$2 src=$3 mpiexec=$4 work=$5
+superopt=$1 make_costs=$2 src=$3 mpiexec=$4 parent=$5
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null; then
   echo "skipped: slurmctld/slurmd are not installed (Debian package slurm-wlm)"
   exit 77
@@ -15,23 +17,37 @@ fail() {
   echo "slurm_test: FAIL: $*"
   exit 1
 }
-rm -rf "$work" && mkdir -p "$work" && cd "$work"
+mkdir -p "$parent"
+work=$(mktemp -d "$(cd "$parent" && pwd)/run.XXXXXX")
+cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export SUPEROPT_SLURM_DIR=$work/cluster
-trap 'bash "$src/scripts/local-slurm.sh" stop >/dev/null 2>&1 || true' EXIT
+passed=0
+trap 'bash "$src/scripts/local-slurm.sh" stop >/dev/null 2>&1 || true; [ $passed = 0 ] || rm -rf "$work"' EXIT
 eval "$(bash "$src/scripts/local-slurm.sh" start)"
 bash "$src/scripts/local-slurm.sh" status >/dev/null || fail "local-slurm.sh status says the cluster is down"
 
 job_state() { squeue -h -t all -j "$1" -o %T 2>/dev/null || true; }
-wait_for() {  # wait_for JOB SECONDS STATE...: until the job is in one of the states
+steps_alive() {  # steps_alive JOB: the job's step daemons still run (their sockets in this cluster's spool)
+  compgen -G "$SUPEROPT_SLURM_DIR/spool/$(hostname -s)_$1.*" >/dev/null
+}
+wait_for() {  # wait_for JOB SECONDS STATE...: until the job is in one of the states and, in a
+  # final one, its step daemons have ended, so that what the job wrote is complete: slurmctld
+  # records the end when the batch script exits, its slurmstepd may still be closing files.
   local job=$1 limit=$2 state s
   shift 2
   for _ in $(seq 1 $((limit * 5))); do
     state=$(job_state "$job")
-    for s in "$@"; do [ "$state" = "$s" ] && return 0; done
+    for s in "$@"; do
+      [ "$state" = "$s" ] || continue
+      case $s in
+        COMPLETED | FAILED | CANCELLED) steps_alive "$job" || return 0 ;;
+        *) return 0 ;;
+      esac
+    done
     sleep 0.2
   done
-  fail "job $job is ${state:-gone}, not $*, after $limit s"
+  fail "job $job is ${state:-gone}$(steps_alive "$job" && echo ' (steps still running)'), not $*, after $limit s"
 }
 same_db() {  # rules, verdicts and notes (not proof times), stage counts, what made them
   /usr/bin/python3 - "$1" "$2" <<'PY' || fail "$1 and $2 differ"
@@ -163,8 +179,12 @@ echo 'echo "$*" >"$2/last.args"' >fake-repo/scripts/reproduce/last.sh
 job=$(sbatch --parsable --output="$work/reproduce.out" \
   --export="ALL,REPO=$work/fake-repo,SCRIPTS=first broken last,OUT_DIR=$work/reproduce,QUICK=1" \
   "$src/slurm/reproduce.sbatch")
-wait_for "$job" 60 COMPLETED FAILED
+wait_for "$job" 120 COMPLETED FAILED
 [ "$(job_state "$job")" = FAILED ] || fail "reproduce job $job with a broken script: $(job_state "$job")"
-grep -qx -- "--out $work/reproduce --quick" reproduce/first.args && [ -e reproduce/last.args ] &&
-  grep -q "failed: broken" reproduce.out || fail "reproduce.sbatch: $(cat reproduce.out)"
+# Each check on its own, so that a failure says which.
+grep -qx -- "--out $work/reproduce --quick" reproduce/first.args ||
+  fail "reproduce.sbatch: first.sh got '$(cat reproduce/first.args 2>&1)'; job output: $(cat reproduce.out)"
+[ -e reproduce/last.args ] || fail "reproduce.sbatch: last.sh did not run after broken.sh; job output: $(cat reproduce.out)"
+grep -q "failed: broken" reproduce.out || fail "reproduce.sbatch: no 'failed: broken' in the job output: $(cat reproduce.out)"
+passed=1
 echo "slurm_test: ok"

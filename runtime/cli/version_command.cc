@@ -65,7 +65,8 @@ int version_command(const std::vector<std::string>& args) {
 #ifdef SUPEROPT_HAVE_CUDA
   std::cout << "cuda runtime: " << info.runtime_version << ", cudnn: " << info.cudnn_version
             << ", cublas: " << info.cublas_version << "\n";
-  if (info.devices.empty()) std::cout << "cuda devices: none (" << info.no_device_reason << ")\n";
+  if (info.devices.empty())
+    std::cout << "cuda devices: none: no CUDA device (" << info.no_device_reason << ")\n";
   for (const auto& d : info.devices)
     std::cout << "cuda device: " << d.name << " (sm_" << d.compute_major << d.compute_minor << ", "
               << d.memory_bytes / (1 << 20) << " MiB)\n";

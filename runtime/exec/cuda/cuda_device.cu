@@ -21,6 +21,19 @@ std::string cuda_error(const char* what, cudaError_t e) {
   return std::string(what) + ": " + cudaGetErrorString(e);
 }
 
+// Why cudaGetDeviceCount found nothing, in words a user acts on. Without a
+// driver the runtime says "CUDA driver version is insufficient", which reads as
+// "update the driver" on a machine that simply has no GPU.
+std::string no_device_reason(cudaError_t e, int driver_version, int runtime_version) {
+  if (driver_version == 0) return "no NVIDIA driver is installed on this machine";
+  if (e == cudaErrorNoDevice) return "the NVIDIA driver lists no device";
+  if (e == cudaErrorInsufficientDriver)
+    return "the NVIDIA driver supports CUDA " + std::to_string(driver_version / 1000) + "." +
+           std::to_string(driver_version % 1000 / 10) + ", this superopt needs " +
+           std::to_string(runtime_version / 1000) + "." + std::to_string(runtime_version % 1000 / 10);
+  return cudaGetErrorString(e);
+}
+
 }  // namespace
 
 CudaInfo query() {
@@ -36,10 +49,10 @@ CudaInfo query() {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    info.no_device_reason = cudaGetErrorString(e);
+    info.no_device_reason = no_device_reason(e, info.driver_version, info.runtime_version);
     return info;
   }
-  if (count == 0) info.no_device_reason = "no CUDA device";
+  if (count == 0) info.no_device_reason = "the NVIDIA driver lists no device";
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;

@@ -1,0 +1,9 @@
+# Sourced by shell tests: `fail MESSAGE` (prints "$test_name: FAIL: MESSAGE",
+# exits 1) and $work, a new temporary folder removed at exit, so that two runs
+# at once never share one. Set test_name before sourcing.
+fail() {
+  echo "$test_name: FAIL: $*"
+  exit 1
+}
+work=$(mktemp -d "${TMPDIR:-/tmp}/superopt-$test_name.XXXXXX")
+trap 'rm -rf "$work"' EXIT
