@@ -107,13 +107,15 @@ namespace superopt {
 
 int enumerate_command(const std::vector<std::string>& args) {
   EnumerateOptions numbers;
+  // Before any option value exists: a missing data folder throws here, and an
+  // option value not yet handed to `opts` would leak.
+  const std::string default_opset = data_path("opsets/taso.json");
   cli::po::options_description opts("options");
   opts.add_options()("max-ops", cli::number(&numbers.max_ops, "--max-ops", 1, 8)->required(),
                      "largest graphs to enumerate, in operators (1 to 8)")(
-      "opset", cli::po::value<std::string>()->default_value(data_path("opsets/taso.json")),
-      "operator set file")("out", cli::po::value<std::string>()->default_value("rules.h5"),
-                           "rule database to write")("seed", cli::seed(&numbers.seed),
-                                                     "seed of the random inputs (default 1)")(
+      "opset", cli::po::value<std::string>()->default_value(default_opset), "operator set file")(
+      "out", cli::po::value<std::string>()->default_value("rules.h5"), "rule database to write")(
+      "seed", cli::seed(&numbers.seed), "seed of the random inputs (default 1)")(
       "checkpoint", cli::po::value<std::string>(),
       "directory for checkpoints: a killed run started again resumes")(
       "memory-per-rank", cli::po::value<std::string>(),

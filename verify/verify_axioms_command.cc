@@ -215,12 +215,15 @@ std::vector<size_t> select(const verify::AxiomSet& axioms, const std::string& on
 
 int verify_axioms_command(const std::vector<std::string>& args) {
   Settings s;
+  // Before any option value exists: a missing data folder throws here, and an
+  // option value not yet handed to `opts` would leak.
+  const std::string default_axioms = axiom_dir() + "/taso.ax";
   cli::po::options_description opts("options");
-  opts.add_options()("axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"),
-                     "axiom file")("max-dim", cli::number(&s.max_dim, "--max-dim", 1, 8),
-                                   "dimension variables range over 1..N (default 4)")(
-      "timeout-ms", cli::positive(&s.timeout_ms, "--timeout-ms"),
-      "wall-clock limit per Z3 query (default 10000)")(
+  opts.add_options()("axioms", cli::po::value<std::string>()->default_value(default_axioms), "axiom file")(
+      "max-dim", cli::number(&s.max_dim, "--max-dim", 1, 8),
+      "dimension variables range over 1..N (default 4)")("timeout-ms",
+                                                         cli::positive(&s.timeout_ms, "--timeout-ms"),
+                                                         "wall-clock limit per Z3 query (default 10000)")(
       "rlimit", cli::non_negative(&s.rlimit, "--rlimit"),
       "Z3 resource limit per redundancy query (0: none; default 200000)")(
       "only", cli::po::value<std::string>(), "check this axiom only")(

@@ -51,9 +51,12 @@ void print_text(const VerifySummary& s, const std::string& path) {
 
 int verify_command(const std::vector<std::string>& args) {
   VerifyOptions o;
+  // Before any option value exists: a missing data folder throws here, and an
+  // option value not yet handed to `opts` would leak.
+  const std::string default_axioms = axiom_dir() + "/taso.ax";
   cli::po::options_description opts("options");
   opts.add_options()("database", cli::po::value(&o.save_path)->required(), "rule database to verify")(
-      "axioms", cli::po::value<std::string>()->default_value(axiom_dir() + "/taso.ax"), "axiom file")(
+      "axioms", cli::po::value<std::string>()->default_value(default_axioms), "axiom file")(
       "timeout-ms", cli::positive(&o.timeout_ms, "--timeout-ms"),
       "wall-clock limit per Z3 query (default 10000)")(
       "rlimit", cli::non_negative(&o.proof_rlimit, "--rlimit"),
