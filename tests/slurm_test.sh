@@ -84,15 +84,17 @@ all_graphs=$(sed -n 's/^enumerated \([0-9]*\) graphs.*/\1/p' whole.out)
 
 # The interrupted job: its first attempt runs superopt through a wrapper that
 # freezes every task (SIGSTOP to its own superopt) once the ranks have logged
-# 16 KB of work units (of ~350 KB), so the job is cancelled mid-enumeration
-# whatever the machine's speed.
+# 4 KB of work units (of about 17 KB at 2 operators since the checkpoint logs
+# record about 50 bytes a unit; 16 KB was 93 % of the run, and an idle machine
+# finished before the pause), so the job is cancelled mid-enumeration whatever
+# the machine's speed.
 cat >pausing-superopt.sh <<EOF
 #!/bin/sh
 if [ "\$1" != enumerate ] || [ "\${SLURM_RESTART_COUNT:-0}" != 0 ]; then exec "$superopt" "\$@"; fi
 "$superopt" "\$@" &
 child=\$!
 while kill -0 \$child 2>/dev/null; do
-  if [ "\$(cat "$work"/cut.h5.checkpoint/enumerate/rank-*.log 2>/dev/null | wc -c)" -gt 16384 ]; then
+  if [ "\$(cat "$work"/cut.h5.checkpoint/enumerate/rank-*.log 2>/dev/null | wc -c)" -gt 4096 ]; then
     kill -STOP \$child
     touch "$work/paused.\$SLURM_PROCID"
     wait \$child  # until scancel ends it
