@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
@@ -29,6 +30,15 @@ struct DeriveSummary {
   int passes = 0;
   double seconds = 0;
 };
+
+// Every rule's index in the order derivations follow (smallest first:
+// derivation_order), the order verify decides and derive minimizes in.
+std::vector<int> derivation_sequence(const std::vector<Rule>& rules);
+
+// Rank 0's statuses and derivations of rules[k] for k in `done` reach every
+// rank of `world` (null or one rank: nothing to do), so that all index the
+// same proven rules.
+void share_results(const MpiWorld* world, std::vector<Rule>& rules, const std::vector<int>& done);
 
 // The shortest derivation of rule from the rules in `proven` (the first
 // `first_n` added, if not -1) within the bounds: both sides rewritten breadth

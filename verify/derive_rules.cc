@@ -11,7 +11,6 @@
 #include "verify/verifier_pool.h"
 
 namespace superopt::verify {
-namespace {
 
 std::vector<int> derivation_sequence(const std::vector<Rule>& rules) {
   std::vector<int> order(rules.size());
@@ -21,6 +20,26 @@ std::vector<int> derivation_sequence(const std::vector<Rule>& rules) {
   });
   return order;
 }
+
+void share_results(const MpiWorld* world, std::vector<Rule>& rules, const std::vector<int>& done) {
+  if (!world || world->size() == 1) return;
+  std::string text;
+  if (world->rank() == 0)
+    for (int k : done)
+      text += std::to_string(int(rules[k].status)) + " " + derivation_text(rules[k].derivation) + "\n";
+  text = world->broadcast(text);
+  size_t at = 0;
+  for (int k : done) {
+    const size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end - at);
+    at = end + 1;
+    const size_t space = line.find(' ');
+    rules[k].status = static_cast<RuleStatus>(std::stoi(line.substr(0, space)));
+    rules[k].derivation = derivation_from_text(line.substr(space + 1));
+  }
+}
+
+namespace {
 
 // The proven rules in derivation order, and for every rule how many of the
 // index's entries come before it.
@@ -38,25 +57,6 @@ ProvenBefore proven_before(const std::vector<Rule>& rules, const std::vector<int
       for (DirectedRule& d : compile_rule(rules[k], k)) p.index.add(std::move(d));
   }
   return p;
-}
-
-// Rank 0's results on `rules` (status and derivation) reach every rank.
-void share_results(const MpiWorld* world, std::vector<Rule>& rules, const std::vector<int>& done) {
-  if (!world || world->size() == 1) return;
-  std::string text;
-  if (world->rank() == 0)
-    for (int k : done)
-      text += std::to_string(int(rules[k].status)) + " " + derivation_text(rules[k].derivation) + "\n";
-  text = world->broadcast(text);
-  size_t at = 0;
-  for (int k : done) {
-    const size_t end = text.find('\n', at);
-    const std::string line = text.substr(at, end - at);
-    at = end + 1;
-    const size_t space = line.find(' ');
-    rules[k].status = static_cast<RuleStatus>(std::stoi(line.substr(0, space)));
-    rules[k].derivation = derivation_from_text(line.substr(space + 1));
-  }
 }
 
 // The rules a pass tries: not refuted, not derived, and after `from` in

@@ -38,17 +38,6 @@ void check_axioms_cover(const RuleDatabase& db, const verify::AxiomSet& axioms) 
   throw Error("the axioms in " + axioms.source + " never mention " + names + ", which the rules use");
 }
 
-// Every rule in the order derivations follow (smallest first).
-std::vector<int> derivation_sequence(const RuleDatabase& db) {
-  std::vector<int> order(db.rules.size());
-  for (int i = 0; i < static_cast<int>(order.size()); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return derivation_order(db.rules[a].num_operators(), a) <
-           derivation_order(db.rules[b].num_operators(), b);
-  });
-  return order;
-}
-
 // The undecided rules (unknown ones are tried again: a later run may have more
 // time or axioms; the others are settled), by size, smallest first.
 std::vector<std::vector<int>> undecided_by_size(const RuleDatabase& db, const std::vector<int>& order) {
@@ -62,17 +51,6 @@ std::vector<std::vector<int>> undecided_by_size(const RuleDatabase& db, const st
     sizes.back().push_back(i);
   }
   return sizes;
-}
-
-// Rank 0's verdicts on `rules` reach every rank, so that all grow the same index
-// of proven rules.
-void share_statuses(const MpiWorld& world, RuleDatabase& db, const std::vector<int>& rules) {
-  if (world.size() == 1) return;
-  std::string statuses;
-  if (world.rank() == 0)
-    for (int i : rules) statuses.push_back(static_cast<char>(db.rules[i].status));
-  statuses = world.broadcast(statuses);
-  for (size_t k = 0; k < rules.size(); ++k) db.rules[rules[k]].status = static_cast<RuleStatus>(statuses[k]);
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -174,7 +152,7 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   world.on_all_ranks([&] { check_axioms_cover(db, axioms); });
   // A derivation through a rule that is no longer proven is no proof: decided again.
   invalidate_broken_derivations(db.rules);
-  const std::vector<int> order = derivation_sequence(db);
+  const std::vector<int> order = verify::derivation_sequence(db.rules);
   const std::vector<std::vector<int>> sizes = undecided_by_size(db, order);
   verify::VerifyLimits limits;
   limits.timeout_ms = options.timeout_ms;
@@ -196,7 +174,7 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
     workers = verify::run_verifier_pool(
         world, todo, [&](int i) { return derive_or_decide(verifier, db.rules[i], from, options.derive); },
         [&](int i, const RuleVerdict& v) { recorder.record(i, v); });
-    share_statuses(world, db, todo);
+    verify::share_results(&world, db.rules, todo);
     any = true;
   }
   const double wall_seconds = seconds_since(start);
