@@ -5,20 +5,24 @@
 # CPU time and peak memory per process, the statuses after each stage, how many
 # rules Z3 decided and its median time, and the minimal set; with --compare-z3
 # also verify --no-derive (Z3 on every rule) on a copy, side by side.
-#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--compare-z3] [--keep FILE]
+# --memory-per-rank M bounds the generator's memory per rank (it spills sorted
+# runs to a scratch folder in the work folder): the 4-operator target is 8 GB.
+#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--memory-per-rank M] [--compare-z3] [--keep FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_ops=3
 ranks=2
 compare=
 keep=
+bound=()
 while [ $# -gt 0 ]; do
   case $1 in
     --max-ops) max_ops=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;;
     --compare-z3) compare=1; shift ;;
     --keep) keep=$2; shift 2 ;;
-    *) echo "usage: $0 [--max-ops N] [--ranks R] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
+    --memory-per-rank) bound=(--memory-per-rank "$2"); shift 2 ;;
+    *) echo "usage: $0 [--max-ops N] [--ranks R] [--memory-per-rank M] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
   esac
 done
 source scripts/bench/common.sh
@@ -45,9 +49,10 @@ PY
 }
 
 echo "machine: $machine; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "taso opset, $max_ops operators, $ranks ranks"
+echo "taso opset, $max_ops operators, $ranks ranks ${bound[*]}"
+[ ${#bound[@]} -gt 0 ] && bound+=(--scratch "$work/scratch")
 start=$(date +%s)
-stage enumerate mpirun -n "$ranks" --oversubscribe build/superopt enumerate --max-ops "$max_ops" --out "$db" --force
+stage enumerate mpirun -n "$ranks" --oversubscribe build/superopt enumerate --max-ops "$max_ops" --out "$db" --force "${bound[@]}"
 statuses "$db"
 [ -n "$compare" ] && cp "$db" "$work/z3-only.h5"
 stage verify mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$db" --json
