@@ -1,7 +1,7 @@
 # Sourced by the reproduction scripts after they set $usage and $accepts (the
 # valued flags they take of --models, --sizes, --alphas, --budget, --time-limit).
 # Parses the shared flags (--quick, --out DIR, --superopt BIN, --rules FILE,
-# --allow-unverified) and those into $models, $sizes, $alphas, $budget,
+# --rules-dir DIR, --allow-unverified) and those into $models, $sizes, $alphas, $budget,
 # $time_limit (empty unless given), builds superopt
 # unless --superopt names one, lets MPI run as root, makes a scratch folder
 # $work (removed on exit), and defines rules_for N (a rule database of up to N
@@ -12,6 +12,7 @@ quick=0
 out=$root/scripts/reproduce/out
 superopt=
 rules=
+rules_dir=$root/data/rules
 unverified=
 models= sizes= alphas= budget= time_limit=
 while [ $# -gt 0 ]; do
@@ -20,6 +21,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --superopt) superopt=$2; shift 2 ;;
     --rules) rules=$2; shift 2 ;;
+    --rules-dir) rules_dir=$2; shift 2 ;;
     --allow-unverified) unverified=--allow-unverified; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
     --models|--sizes|--alphas|--budget|--time-limit)
@@ -44,11 +46,17 @@ machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | s
 plot=$root/scripts/reproduce/plot.py
 
 # Prints the path of a database of rules of up to $1 operators (taso opset):
-# for 3 operators --rules, or the shipped data/rules/taso-3.h5; else generated
+# for 3 operators --rules, or the shipped data/rules/taso-3.h5; taso-N.h5 from
+# --rules-dir (default data/rules) for the other sizes; else generated
 # into $work and verified with 2 workers unless --allow-unverified.
 rules_for() {
   local n=$1 db=$work/taso-$1.h5
   if [ "$n" = 3 ] && [ -n "$rules" ]; then echo "$rules"; return; fi
+  # A proven database of other sizes in --rules-dir (default data/rules, which
+  # ships taso-4.h5) likewise, unless candidates were asked for.
+  if [ "$n" != 3 ] && [ -z "$unverified" ] && [ -f "$rules_dir/taso-$n.h5" ]; then
+    echo "$rules_dir/taso-$n.h5"; return
+  fi
   if [ ! -f "$db" ]; then
     "$superopt" enumerate --max-ops "$n" --out "$db" >/dev/null 2>&1
     if [ -z "$unverified" ]; then
