@@ -303,6 +303,7 @@ TEST_CASE("a proof tries the axioms over the rule's own operators first", "[veri
   const Proof own = prover.prove(matmul_fusion());
   CHECK(own.outcome == ProofOutcome::proved);
   CHECK(own.own_operators_only);
+  CHECK(own.attempts == 1);
   // The own axioms of smul (smul_assoc and the like) cannot commute two
   // scalars: the whole theory, tried next, proves it.
   const std::set<OpType> smul_ops = {OpType::input, OpType::smul};
@@ -314,6 +315,7 @@ TEST_CASE("a proof tries the axioms over the rule's own operators first", "[veri
   const Proof fallback = prover.prove(smul_scalars_swapped());
   CHECK(fallback.outcome == ProofOutcome::proved);
   CHECK(!fallback.own_operators_only);
+  CHECK(fallback.attempts >= 2);
   // Wrong rules stay unproved by both attempts.
   CHECK(prover.prove(relu_additive()).outcome != ProofOutcome::proved);
 }
