@@ -36,7 +36,7 @@ enum class ProofOutcome : uint8_t { proved, not_entailed, timeout };
 
 struct Proof {
   ProofOutcome outcome = ProofOutcome::timeout;
-  double ms = 0;                    // both attempts
+  double ms = 0;                    // every attempt together
   bool own_operators_only = false;  // proved from own_operator_axioms alone
   int attempts = 0;                 // solvers run (RuleProver::prove)
 };
