@@ -148,6 +148,19 @@ Rule concat_reassociated() {
   return b.rule();
 }
 
+// smul(smul(x, v), w) = smul(smul(x, w), v): true, but scalars commute only
+// through smul = ewmul on one-element tensors (smul_ewmul_one, ewmul_comm_one),
+// axioms that apply an operator the rule does not have.
+Rule smul_scalars_swapped() {
+  RuleBuilder b;
+  auto [x, xb] = b.input("x", Shape{2, 4});
+  auto [v, vb] = b.input("v", Shape{});
+  auto [w, wb] = b.input("w", Shape{});
+  b.source.add_output(op(b.source, OpType::smul, {op(b.source, OpType::smul, {x, v}), w}));
+  b.target.add_output(op(b.target, OpType::smul, {op(b.target, OpType::smul, {xb, wb}), vb}));
+  return b.rule();
+}
+
 // smul(x, s + s) = smul(x + x, s): needs smul to distribute over a sum of scalars.
 Rule smul_of_doubled_scalar() {
   RuleBuilder b;
@@ -281,6 +294,30 @@ TEST_CASE("concat associativity proves rules without split and never one with sp
   CHECK(with_split.count("concat_assoc") == 0);
   CHECK(without_split.count("split0_concat") == 0);
   CHECK(without_split.count("concat_assoc") == 1);
+}
+
+TEST_CASE("a proof tries the axioms over the rule's own operators first", "[verify]") {
+  z3::context ctx;
+  RuleProver prover(ctx, taso_axioms(), 10000, 200000);
+  // matmul, concat and split: their own axioms prove it.
+  const Proof own = prover.prove(matmul_fusion());
+  CHECK(own.outcome == ProofOutcome::proved);
+  CHECK(own.own_operators_only);
+  CHECK(own.attempts == 1);
+  // The own axioms of smul (smul_assoc and the like) cannot commute two
+  // scalars: the whole theory, tried next, proves it.
+  const std::set<OpType> smul_ops = {OpType::input, OpType::smul};
+  const auto theory = taso_axioms().theory_for(smul_ops);
+  const auto own_axioms = own_operator_axioms(theory, smul_ops);
+  CHECK(!own_axioms.empty());
+  CHECK(own_axioms.size() < theory.size());
+  for (const Axiom* a : own_axioms) CHECK(a->operators() == std::set<OpType>{OpType::smul});
+  const Proof fallback = prover.prove(smul_scalars_swapped());
+  CHECK(fallback.outcome == ProofOutcome::proved);
+  CHECK(!fallback.own_operators_only);
+  CHECK(fallback.attempts >= 2);
+  // Wrong rules stay unproved by both attempts.
+  CHECK(prover.prove(relu_additive()).outcome != ProofOutcome::proved);
 }
 
 TEST_CASE("the added axioms prove what TASO's could not", "[verify]") {
