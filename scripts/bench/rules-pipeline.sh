@@ -4,21 +4,24 @@
 # workers) -> derive (minimize; R+1 ranks). Prints each stage's wall time,
 # CPU time and peak memory per process, the statuses after each stage, how many
 # rules Z3 decided and its median time, and the minimal set; with --compare-z3
-# also verify --no-derive (Z3 on every rule) on a copy, side by side.
-#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--compare-z3] [--keep FILE]
+# also verify --no-derive (Z3 on every rule) on a copy, side by side;
+# --wave-rules N is verify's (0: a whole size per wave, as before waves).
+#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--wave-rules N] [--compare-z3] [--keep FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_ops=3
 ranks=2
 compare=
 keep=
+waves=()
 while [ $# -gt 0 ]; do
   case $1 in
     --max-ops) max_ops=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;;
     --compare-z3) compare=1; shift ;;
     --keep) keep=$2; shift 2 ;;
-    *) echo "usage: $0 [--max-ops N] [--ranks R] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
+    --wave-rules) waves=(--wave-rules "$2"); shift 2 ;;
+    *) echo "usage: $0 [--max-ops N] [--ranks R] [--wave-rules N] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
   esac
 done
 source scripts/bench/common.sh
@@ -50,12 +53,12 @@ start=$(date +%s)
 stage enumerate mpirun -n "$ranks" --oversubscribe build/superopt enumerate --max-ops "$max_ops" --out "$db" --force
 statuses "$db"
 [ -n "$compare" ] && cp "$db" "$work/z3-only.h5"
-stage verify mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$db" --json
+stage verify mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$db" "${waves[@]}" --json
 statuses "$db"
 /usr/bin/python3 - "$work/verify.out" <<'PY'
 import json, sys
 j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-print(f"    derived {j['derived_this_run']} of {j['checked']}; Z3 decided {j['checked'] - j['derived_this_run']}: "
+print(f"    derived {j['derived_this_run']} of {j['checked']} ({j['derived_from_same_size']} from same-size rules); Z3 decided {j['checked'] - j['derived_this_run']}: "
       f"median {j['z3_median_ms']:.2f} ms, p95 {j['z3_p95_ms']:.2f} ms (validation and proof)")
 PY
 stage derive mpirun -n $((ranks + 1)) --oversubscribe build/superopt derive "$db" --json
