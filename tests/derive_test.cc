@@ -1,7 +1,8 @@
 // Derivations: a rule two rewrites away from a proven one is derived and its
 // derivation replays; a step outside the used rule's family is refused; a
 // refuted base rule takes its dependents with it; the derivation column
-// survives the database file.
+// survives the database file; verify derives from smaller rules and from
+// same-size rules of an earlier wave.
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -49,11 +50,16 @@ Rule conv_relu_rule(int64_t kernel_in_channels, RuleStatus status) {
   return rule;
 }
 
-// ewadd(x, y) = ewadd(y, x), under `wrap` relus on both sides.
-Rule ewadd_swap_rule(int wrap) {
+// ewadd(x, y) = ewadd(y, x), under `wrap` relus on both sides; renamed:
+// ewadd(y, x) = ewadd(x, y), the same rule with its inputs' names swapped.
+Rule ewadd_swap_rule(int wrap, bool renamed = false) {
   RuleBuilder r;
   auto [x, xb] = r.input("x", Shape{2, 4});
   auto [y, yb] = r.input("y", Shape{2, 4});
+  if (renamed) {
+    std::swap(x, y);
+    std::swap(xb, yb);
+  }
   r.source.add_output(relus(r.source, op(r.source, OpType::ewadd, {x, y}), wrap));
   r.target.add_output(relus(r.target, op(r.target, OpType::ewadd, {yb, xb}), wrap));
   return r.rule();
@@ -146,6 +152,34 @@ TEST_CASE("verify derives from the smaller proven rules and asks Z3 only about t
     } else {
       CHECK(db.rules[0].status == RuleStatus::verified);
       CHECK(s.derived == 0);
+    }
+  }
+}
+
+TEST_CASE("verify derives from a rule of the same size that an earlier wave proved", "[derive]") {
+  static const MpiWorld world;  // one process: the whole pool
+  test::TempDir dir;
+  for (int wave_rules : {1, 0}) {
+    // Two rules of one size, the second the first with its inputs renamed:
+    // nothing smaller proves either.
+    RuleDatabase db = database({ewadd_swap_rule(1), ewadd_swap_rule(1, true)});
+    VerifyOptions options;
+    options.save_path = dir.file("rules.h5");
+    options.wave_rules = wave_rules;
+    const VerifySummary s = verify_rules(db, test::taso_axioms(), options);
+    CHECK(db.rules[0].status == RuleStatus::verified);
+    if (wave_rules == 1) {  // the second rule's wave comes after the first's
+      REQUIRE(db.rules[1].status == RuleStatus::derived);
+      REQUIRE(db.rules[1].derivation.size() == 1);
+      CHECK(db.rules[1].derivation[0].rule == 0);
+      CHECK_FALSE(derivation_error(db.rules, 1));
+      CHECK(s.derived == 1);
+      CHECK(s.derived_same_size == 1);
+      CHECK(s.checked - s.derived == 1);  // Z3 saw the first rule only
+    } else {                              // one wave: both go to Z3
+      CHECK(db.rules[1].status == RuleStatus::verified);
+      CHECK(s.derived == 0);
+      CHECK(s.checked == 2);
     }
   }
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The verifier pool: the same verdicts and derivations from 1 process, 2 MPI
-# ranks (1 worker) and 3 (2 workers), and a run killed midway resumes to the
-# same database; then `derive` (minimization) gives the same database on 1, 2
-# and 3 ranks.
+# ranks (1 worker) and 3 (2 workers), in waves of 8 rules so that rules derive
+# from same-size rules of earlier waves, and a run killed midway resumes to the
+# same database; the derivations replay; then `derive` (minimization) gives
+# the same database on 1, 2 and 3 ranks.
 #   verify_mpi_test.sh SUPEROPT MPIEXEC WORKDIR
 set -eu
 bin=$1
@@ -19,12 +20,15 @@ cp base.h5 one.h5
 cp base.h5 two.h5
 cp base.h5 three.h5
 cp base.h5 resumed.h5
-"$bin" verify one.h5
-"$mpiexec" -n 2 --oversubscribe "$bin" verify two.h5
-"$mpiexec" -n 3 --oversubscribe "$bin" verify three.h5
+"$bin" verify one.h5 --wave-rules 8 --json > one.json
+"$mpiexec" -n 2 --oversubscribe "$bin" verify two.h5 --wave-rules 8
+"$mpiexec" -n 3 --oversubscribe "$bin" verify three.h5 --wave-rules 8
+grep -q '"derived_from_same_size":[1-9]' one.json ||
+  fail "no rule was derived from a same-size rule of an earlier wave: $(cat one.json)"
+"$bin" db check-proofs one.h5 >/dev/null || fail "a derivation made by verify does not replay"
 
 set +e
-SUPEROPT_TEST_EXIT_AFTER_RULES=40 "$bin" verify resumed.h5 >/dev/null 2>&1
+SUPEROPT_TEST_EXIT_AFTER_RULES=40 "$bin" verify resumed.h5 --wave-rules 8 >/dev/null 2>&1
 code=$?
 set -e
 [ "$code" = 3 ] || fail "the killed run exited $code, not 3"
@@ -34,7 +38,7 @@ import h5py, sys
 s = list(h5py.File(sys.argv[1], 'r')['rules/status'][:])
 assert len(s) - s.count(0) == 40, 'the killed run saved %d verdicts, not 40' % (len(s) - s.count(0))
 print(s.count(0) + s.count(3))" resumed.h5) || fail "the killed run did not save its 40 verdicts"
-"$mpiexec" -n 3 --oversubscribe "$bin" verify resumed.h5 --json > resumed.json
+"$mpiexec" -n 3 --oversubscribe "$bin" verify resumed.h5 --wave-rules 8 --json > resumed.json
 grep -q "\"checked\":$undecided," resumed.json ||
   fail "the resumed run did not check exactly the $undecided undecided rules: $(cat resumed.json)"
 

@@ -24,6 +24,7 @@ void print_json(const VerifySummary& s, const std::string& path) {
                       {"median_ms", s.median_ms},
                       {"p95_ms", s.p95_ms},
                       {"derived_this_run", s.derived},
+                      {"derived_from_same_size", s.derived_same_size},
                       {"z3_median_ms", s.z3_median_ms},
                       {"z3_p95_ms", s.z3_p95_ms},
                       {"proof_median_ms", s.proof_median_ms}};
@@ -41,10 +42,11 @@ void print_text(const VerifySummary& s, const std::string& path) {
               (long long)s.checked, s.workers, s.workers == 1 ? "" : "s", s.wall_seconds, s.median_ms,
               s.p95_ms);
   std::printf(
-      "derived %lld of them; the other %lld: median %.2f ms, p95 %.2f ms (validation and proof; "
+      "derived %lld of them (%lld using rules of their own size); the other %lld: median %.2f ms, p95 %.2f "
+      "ms (validation and proof; "
       "the proof alone: median %.2f ms)\n",
-      (long long)s.derived, (long long)(s.checked - s.derived), s.z3_median_ms, s.z3_p95_ms,
-      s.proof_median_ms);
+      (long long)s.derived, (long long)s.derived_same_size, (long long)(s.checked - s.derived),
+      s.z3_median_ms, s.z3_p95_ms, s.proof_median_ms);
 }
 
 }  // namespace
@@ -65,6 +67,8 @@ int verify_command(const std::vector<std::string>& args) {
       "write progress this often (default 30)")(
       "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
       "no-derive", "ask Z3 about every rule, without deriving from the smaller proven rules first")(
+      "wave-rules", cli::non_negative(&o.wave_rules, "--wave-rules"),
+      "rules of one size decided before the next ones may derive from them (default 64; 0: a whole size)")(
       "max-steps", cli::positive(&o.derive.max_steps, "--max-steps"), "rewrites per derivation (default 2)")(
       "max-graphs", cli::positive(&o.derive.max_graphs, "--max-graphs"),
       "graphs reached from one side of a rule before giving up on a derivation (default 256)")(
@@ -76,7 +80,7 @@ int verify_command(const std::vector<std::string>& args) {
   try {
     auto vm = cli::parse(
         "superopt verify rules.h5 [--axioms FILE] [--timeout-ms T] [--rlimit R] [--redecide] [--no-derive] "
-        "[--json]",
+        "[--wave-rules N] [--json]",
         opts, pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     o.derive_first = !vm->count("no-derive");

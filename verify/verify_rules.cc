@@ -1,6 +1,7 @@
 // verify_rules(): the run behind `superopt verify` (see verify.h): which rules
-// to decide, size by size, derived where the smaller proven rules allow and by
-// the verifier pool over the MPI ranks otherwise, and the periodic saves.
+// to decide, size by size in waves (waves.h), derived where the rules proven
+// before the wave allow and by the verifier pool over the MPI ranks otherwise,
+// and the periodic saves.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "verify/rule_verifier.h"
 #include "verify/verifier_pool.h"
 #include "verify/verify.h"
+#include "verify/waves.h"
 
 namespace superopt {
 namespace {
@@ -36,21 +38,6 @@ void check_axioms_cover(const RuleDatabase& db, const verify::AxiomSet& axioms) 
   std::string names;
   for (OpType op : missing) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
   throw Error("the axioms in " + axioms.source + " never mention " + names + ", which the rules use");
-}
-
-// The undecided rules (unknown ones are tried again: a later run may have more
-// time or axioms; the others are settled), by size, smallest first.
-std::vector<std::vector<int>> undecided_by_size(const RuleDatabase& db, const std::vector<int>& order) {
-  std::vector<std::vector<int>> sizes;
-  int last_size = -1;
-  for (int i : order) {
-    const Rule& r = db.rules[i];
-    if (r.status != RuleStatus::candidate && r.status != RuleStatus::unknown) continue;
-    if (r.num_operators() != last_size) sizes.emplace_back();
-    last_size = r.num_operators();
-    sizes.back().push_back(i);
-  }
-  return sizes;
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -89,9 +76,10 @@ class VerdictRecorder {
     r.note = v.note;
     r.derivation = v.derivation;
     rule_ms_.push_back(v.ms);
-    if (v.status == RuleStatus::derived)
+    if (v.status == RuleStatus::derived) {
       ++derived_;
-    else
+      if (uses_own_size(r)) ++derived_same_size_;
+    } else
       z3_ms_.push_back(v.ms);
     if (v.proof_ms > 0) proof_ms_.push_back(v.proof_ms);
     if (static_cast<int64_t>(rule_ms_.size()) == exit_after_) {
@@ -108,8 +96,16 @@ class VerdictRecorder {
   const std::vector<double>& z3_ms() const { return z3_ms_; }
   const std::vector<double>& proof_ms() const { return proof_ms_; }
   int64_t derived() const { return derived_; }
+  int64_t derived_same_size() const { return derived_same_size_; }
 
  private:
+  // Whether r's derivation uses a rule of r's own size: one an earlier wave proved.
+  bool uses_own_size(const Rule& r) const {
+    for (const DerivationStep& step : r.derivation)
+      if (db_.rules[step.rule].num_operators() == r.num_operators()) return true;
+    return false;
+  }
+
   RuleDatabase& db_;
   const VerifyOptions& options_;
   const int64_t exit_after_;
@@ -118,6 +114,7 @@ class VerdictRecorder {
   std::vector<double> z3_ms_;     // one per verdict not by derivation
   std::vector<double> proof_ms_;  // one per proof Z3 ran
   int64_t derived_ = 0;
+  int64_t derived_same_size_ = 0;  // of derived_: using a rule of the same size
 };
 
 VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder) {
@@ -126,6 +123,7 @@ VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder)
   for (const Rule& r : db.rules) ++s.counts[static_cast<int>(r.status)];
   s.checked = static_cast<int64_t>(recorder.rule_ms().size());
   s.derived = recorder.derived();
+  s.derived_same_size = recorder.derived_same_size();
   s.median_ms = percentile(recorder.rule_ms(), 0.5);
   s.p95_ms = percentile(recorder.rule_ms(), 0.95);
   s.z3_median_ms = percentile(recorder.z3_ms(), 0.5);
@@ -153,28 +151,32 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   // A derivation through a rule that is no longer proven is no proof: decided again.
   invalidate_broken_derivations(db.rules);
   const std::vector<int> order = verify::derivation_sequence(db.rules);
-  const std::vector<std::vector<int>> sizes = undecided_by_size(db, order);
   verify::VerifyLimits limits;
   limits.timeout_ms = options.timeout_ms;
   limits.proof_rlimit = options.proof_rlimit;
   verify::RuleVerifier verifier(axioms, limits);
   const Clock::time_point start = Clock::now();
   VerdictRecorder recorder(db, options, start);
-  RuleIndex proven;    // the proven rules of the sizes before the current one
+  RuleIndex proven;    // the proven rules before the current wave, in derivation order
   size_t indexed = 0;  // rules of `order` looked at for `proven`
   int workers = world.size() == 1 ? 1 : world.size() - 1;
   bool any = false;
-  for (const std::vector<int>& todo : sizes) {
-    const int size = db.rules[todo.front()].num_operators();
-    for (; indexed < order.size() && db.rules[order[indexed]].num_operators() < size; ++indexed)
+  // Without derivation a wave gains nothing: one per size.
+  const int wave_rules = options.derive_first ? options.wave_rules : 0;
+  // Each wave is derived from every rule proven before it (smaller sizes and
+  // the earlier waves of its size), and share_results gives every rank the
+  // same statuses, so every rank grows the same index whatever the rank count.
+  for (const verify::Wave& wave : verify::undecided_waves(db.rules, order, wave_rules)) {
+    for (; indexed < wave.first_position; ++indexed)
       if (is_proven(db.rules[order[indexed]].status))
         for (DirectedRule& d : compile_rule(db.rules[order[indexed]], order[indexed]))
           proven.add(std::move(d));
     const RuleIndex* from = options.derive_first ? &proven : nullptr;
     workers = verify::run_verifier_pool(
-        world, todo, [&](int i) { return derive_or_decide(verifier, db.rules[i], from, options.derive); },
+        world, wave.todo,
+        [&](int i) { return derive_or_decide(verifier, db.rules[i], from, options.derive); },
         [&](int i, const RuleVerdict& v) { recorder.record(i, v); });
-    verify::share_results(&world, db.rules, todo);
+    verify::share_results(&world, db.rules, wave.todo);
     any = true;
   }
   const double wall_seconds = seconds_since(start);

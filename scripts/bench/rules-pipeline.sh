@@ -4,10 +4,11 @@
 # workers) -> derive (minimize; R+1 ranks). Prints each stage's wall time,
 # CPU time and peak memory per process, the statuses after each stage, how many
 # rules Z3 decided and its median time, and the minimal set; with --compare-z3
-# also verify --no-derive (Z3 on every rule) on a copy, side by side.
+# also verify --no-derive (Z3 on every rule) on a copy, side by side;
+# --wave-rules N is verify's (0: a whole size per wave, as before waves).
 # --memory-per-rank M bounds the generator's memory per rank (it spills sorted
 # runs to a scratch folder in the work folder): the 4-operator target is 8 GB.
-#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--memory-per-rank M] [--compare-z3] [--keep FILE]
+#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_ops=3
@@ -15,6 +16,7 @@ ranks=2
 compare=
 keep=
 bound=()
+waves=()
 while [ $# -gt 0 ]; do
   case $1 in
     --max-ops) max_ops=$2; shift 2 ;;
@@ -22,7 +24,8 @@ while [ $# -gt 0 ]; do
     --compare-z3) compare=1; shift ;;
     --keep) keep=$2; shift 2 ;;
     --memory-per-rank) bound=(--memory-per-rank "$2"); shift 2 ;;
-    *) echo "usage: $0 [--max-ops N] [--ranks R] [--memory-per-rank M] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
+    --wave-rules) waves=(--wave-rules "$2"); shift 2 ;;
+    *) echo "usage: $0 [--max-ops N] [--ranks R] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
   esac
 done
 source scripts/bench/common.sh
@@ -55,12 +58,12 @@ start=$(date +%s)
 stage enumerate mpirun -n "$ranks" --oversubscribe build/superopt enumerate --max-ops "$max_ops" --out "$db" --force "${bound[@]}"
 statuses "$db"
 [ -n "$compare" ] && cp "$db" "$work/z3-only.h5"
-stage verify mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$db" --json
+stage verify mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$db" "${waves[@]}" --json
 statuses "$db"
 /usr/bin/python3 - "$work/verify.out" <<'PY'
 import json, sys
 j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-print(f"    derived {j['derived_this_run']} of {j['checked']}; Z3 decided {j['checked'] - j['derived_this_run']}: "
+print(f"    derived {j['derived_this_run']} of {j['checked']} ({j['derived_from_same_size']} from same-size rules); Z3 decided {j['checked'] - j['derived_this_run']}: "
       f"median {j['z3_median_ms']:.2f} ms, p95 {j['z3_p95_ms']:.2f} ms (validation and proof)")
 PY
 stage derive mpirun -n $((ranks + 1)) --oversubscribe build/superopt derive "$db" --json
