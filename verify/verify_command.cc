@@ -68,7 +68,7 @@ int verify_command(const std::vector<std::string>& args) {
       "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
       "no-derive", "ask Z3 about every rule, without deriving from the smaller proven rules first")(
       "wave-rules", cli::non_negative(&o.wave_rules, "--wave-rules"),
-      "rules of one size decided before the next ones may derive from them (default 64; 0: a whole size)")(
+      "rules of one size decided before the next ones may derive from them (default 0: a whole size)")(
       "max-steps", cli::positive(&o.derive.max_steps, "--max-steps"), "rewrites per derivation (default 2)")(
       "max-graphs", cli::positive(&o.derive.max_graphs, "--max-graphs"),
       "graphs reached from one side of a rule before giving up on a derivation (default 256)")(
