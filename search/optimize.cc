@@ -11,6 +11,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/graph_analysis.h"
+#include "runtime/core/memory_budget.h"
 #include "runtime/cost/cost_model.h"
 #include "search/backtrack.h"
 #include "search/fold.h"
@@ -89,6 +90,7 @@ search::SearchLimits search_limits(const SearchOptions& options) {
     limits.max_queue = std::numeric_limits<int>::max();
   }
   limits.deadline = deadline(options);
+  limits.max_held_bytes = memory_budget_bytes();  // the search's graph copies (graph_bytes.h)
   return limits;
 }
 
@@ -150,6 +152,8 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
   result.cost_after_ms = outcome.search.best_cost_ms;
   result.graphs_explored += outcome.search.explored;
   result.finished = outcome.search.finished;
+  result.memory_full |= outcome.search.memory_full;
+  result.search_held_bytes = std::max(result.search_held_bytes, outcome.search.held_bytes);
   result.parts = outcome.parts;
   std::vector<int> applied = search::applied_rules(outcome.search.traces);
   result.rule_sequence.clear();

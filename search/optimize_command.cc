@@ -21,6 +21,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/graph_hash.h"
+#include "runtime/core/memory_budget.h"
 #include "runtime/exec/cost_models.h"
 #include "runtime/formats/graph_json.h"
 #include "runtime/formats/model_file.h"
@@ -218,6 +219,8 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"finished", r.finished},
           {"search_seconds", r.search_seconds},
           {"phase_seconds", phase_json(r.phase_seconds)},
+          {"memory_full", r.memory_full},
+          {"search_held_bytes", r.search_held_bytes},
           {"alpha", a.options.alpha},
           {"budget", a.options.budget},
           {"split_threshold", a.options.split_threshold},
@@ -298,6 +301,10 @@ int optimize_command(const std::vector<std::string>& args) {
     std::cout << result_json(*a, r, *cost, operators, marked).dump(2) << "\n";
   else
     print_text(*a, r, *cost, operators, marked);
+  if (r.memory_full)
+    std::cerr << "superopt: the search's graph copies reached the memory budget of "
+              << bytes_text(memory_budget_bytes())
+              << " (--max-memory): it stopped exploring and kept the best graph found\n";
   if (r.check.cut_short)
     std::cerr << "superopt: --time-limit " << a->options.time_limit_s << " s ran out in the numerical check ("
               << phase_text(r.phase_seconds) << "): the input graph is the result, unchanged ("

@@ -94,6 +94,10 @@ struct OptimizeResult {
   double cost_after_ms = 0;
   int64_t graphs_explored = 0;  // taken from the queue and expanded (OCGGS: whose substitutions were found)
   bool finished = false;        // every search emptied its queue before a limit stopped it
+  // The backtracking search's graph copies reached the memory budget
+  // (--max-memory): it stopped exploring there and kept the best graph found.
+  bool memory_full = false;
+  int64_t search_held_bytes = 0;  // the most graph copies one search held (search/graph_bytes.h)
   double search_seconds = 0;
   int parts = 1;  // after the graph split
   // Along the best graph's history: label -> net applications (a rule's two

@@ -111,3 +111,10 @@ add_test(NAME optimize_overflow_chain
 set_tests_properties(optimize_overflow_chain PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
                      "overflow_chain_test: ok" FAIL_REGULAR_EXPRESSION "overflow_chain_test: FAIL")
 
+
+# The search's graph copies count against --max-memory: at the budget it stops
+# exploring, keeps the best graph found and says so (they were not counted).
+add_test(NAME optimize_search_memory
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/search_memory_test.sh $<TARGET_FILE:superopt> ${flag_rules})
+set_tests_properties(optimize_search_memory PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+                     "search_memory_test: ok" FAIL_REGULAR_EXPRESSION "search_memory_test: FAIL")
