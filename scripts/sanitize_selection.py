@@ -15,7 +15,10 @@
 #    models, optimizing them with the shipped 10 MB database (160 s each here),
 #    enumerations and verifications of hundreds of rules;
 #  - tests of wall time (optimize_time_limit_holds: a 20,000-operator chain
-#    within 15 s), which -O1 under the sanitizers does not measure.
+#    within 15 s; optimize_check_time_limit and optimize_overflow_chain: the
+#    check within --time-limit), which -O1 under the sanitizers does not measure;
+#    optimize_search_memory, which optimizes a 600-operator chain with the
+#    shipped database (search_tests covers the same code under the sanitizers).
 # Run with the MPI tests, without the leak check: full_disk, whose small file
 # size limit makes Open MPI's shared-memory setup fail inside MPI_Init and
 # keep what its unloaded plugins allocated.
@@ -30,7 +33,7 @@ HEAVY = re.compile(
     r"|onnx_torch_|completeness: TASO's operator set at 2|completeness: the small operator set at 3"
     r"|verify_axioms:every axiom of taso\.ax passes small-tensor validation"
     r"|whole models agree with the CPU reference|the operator timer and the cpu cost model measure once"
-    r"|optimize_time_limit_holds$)")
+    r"|optimize_time_limit_holds$|optimize_check_time_limit$|optimize_overflow_chain$|optimize_search_memory$)")
 NO_LEAK_CHECK = {"full_disk"}
 
 want_mpi = sys.argv[1] == "mpi"

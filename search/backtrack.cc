@@ -9,6 +9,7 @@
 
 #include "runtime/core/graph_analysis.h"
 #include "runtime/core/graph_hash.h"
+#include "search/graph_bytes.h"
 #include "search/preprocessed_hash.h"
 
 namespace superopt::search {
@@ -109,12 +110,16 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
   // budget goes to coming back, by other steps, to work already queued.
   std::unordered_set<uint64_t> seen_runtime{preprocessed_hash(g)};
   queue.emplace(best.cost_ms, best);
-  while (!queue.empty() && out.explored < limits.budget && Clock::now() < limits.deadline) {
+  // Every graph that entered the queue stays in `seen`: what the search holds.
+  out.held_bytes = graph_copy_bytes(g);
+  while (!queue.empty() && out.explored < limits.budget && Clock::now() < limits.deadline &&
+         !out.memory_full) {
     Candidate current = queue.begin()->second;
     queue.erase(queue.begin());
     ++out.explored;
     CostEstimator estimate(*current.graph, current.cost_ms, cost);
     for_each_occurrence(*current.graph, rules, [&](const DirectedRule& rule, const Match& m) {
+      if (out.memory_full) return;
       // Most applications are pruned, or would fall off the end of a full queue:
       // cost them before copying the graph.
       if (std::optional<double> c = estimate(rule, m)) {
@@ -136,6 +141,8 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       auto graph = std::make_shared<const Graph>(std::move(*next));
       seen.insert(hash, graph);
       seen_runtime.insert(runtime);
+      out.held_bytes += graph_copy_bytes(*graph);
+      out.memory_full = out.held_bytes >= limits.max_held_bytes;
       auto history = std::make_shared<const StepHistory>(
           StepHistory{Step{int(&rule - rules.rules.data()), graph}, current.history});
       Candidate cand{graph, c, history};
@@ -147,7 +154,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       }
     });
   }
-  out.finished = queue.empty() && !dropped;
+  out.finished = queue.empty() && !dropped && !out.memory_full;
   out.best = *best.graph;
   out.best_cost_ms = best.cost_ms;
   out.traces.push_back(unwind(start, best.history));

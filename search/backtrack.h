@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct SearchLimits {
   int64_t budget = 1000;
   Clock::time_point deadline = Clock::time_point::max();
   int max_queue = 256;
+  // The graph copies one search may hold (graph_bytes.h): at this many bytes it
+  // stops exploring, as at the deadline, and keeps the best graph found.
+  int64_t max_held_bytes = std::numeric_limits<int64_t>::max();
 };
 
 // One rule application on the way to a search's best graph. The graph after it
@@ -58,6 +62,8 @@ struct SearchOutcome {
   std::vector<Trace> traces;
   // Sampling (OCGGS Algorithm 3): the most sequences kept for one length (<= Q).
   int64_t widest_level = 0;
+  bool memory_full = false;  // the graph copies held reached max_held_bytes: it stopped there
+  int64_t held_bytes = 0;    // the most graph copies one search held, in bytes (graph_bytes.h)
 };
 
 // The rules applied along the traces, in order (indices into RuleIndex::rules).

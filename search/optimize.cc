@@ -2,6 +2,7 @@
 // parts), count what is precomputed at load time, and check the result; when
 // the check fails, drop the rule of the first application that breaks equality
 // and search again.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <limits>
@@ -10,6 +11,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/graph_analysis.h"
+#include "runtime/core/memory_budget.h"
 #include "runtime/cost/cost_model.h"
 #include "search/backtrack.h"
 #include "search/fold.h"
@@ -55,11 +57,26 @@ RuleIndex usable_rule_index(const std::vector<Rule>& rules, const SearchOptions&
   return index_rules(std::move(directed));
 }
 
-// The limits of one search. Its deadline counts from the start of the whole
-// run: the time the loading and preparing took is the search's no more.
+// The optimized graph's half of the check takes about what the input's took:
+// the search leaves that much with a margin, and a share of the limit for its
+// own last step (it finishes the graph it expands) and the check's set-up.
+constexpr double kCheckTimeMargin = 1.25;
+constexpr double kCheckLimitShare = 0.1;
+
+// The end of the time limit. It counts from the start of the whole run: the
+// time the loading and preparing took is the search's no more.
 search::Clock::time_point deadline(const SearchOptions& options) {
   return options.started + std::chrono::duration_cast<search::Clock::duration>(
                                std::chrono::duration<double>(options.time_limit_s));
+}
+
+// The options of the search: the time limit less what the check will need.
+SearchOptions search_options(const SearchOptions& options, const search::CheckReference* reference) {
+  SearchOptions o = options;
+  if (reference)
+    o.time_limit_s =
+        std::max(0.0, o.time_limit_s * (1 - kCheckLimitShare) - kCheckTimeMargin * reference->seconds);
+  return o;
 }
 
 search::SearchLimits search_limits(const SearchOptions& options) {
@@ -73,6 +90,7 @@ search::SearchLimits search_limits(const SearchOptions& options) {
     limits.max_queue = std::numeric_limits<int>::max();
   }
   limits.deadline = deadline(options);
+  limits.max_held_bytes = memory_budget_bytes();  // the search's graph copies (graph_bytes.h)
   return limits;
 }
 
@@ -134,6 +152,8 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
   result.cost_after_ms = outcome.search.best_cost_ms;
   result.graphs_explored += outcome.search.explored;
   result.finished = outcome.search.finished;
+  result.memory_full |= outcome.search.memory_full;
+  result.search_held_bytes = std::max(result.search_held_bytes, outcome.search.held_bytes);
   result.parts = outcome.parts;
   std::vector<int> applied = search::applied_rules(outcome.search.traces);
   result.rule_sequence.clear();
@@ -147,6 +167,44 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
   result.phase_seconds.split += outcome.split_seconds;
   result.phase_seconds.search += seconds_since(start) - outcome.split_seconds;
   return std::move(outcome.search.traces);
+}
+
+// The time limit cut the check short, or the check could not tell: the result
+// is the input graph, which needs no check; the search's rewrite is discarded
+// (and counted).
+void keep_input_unchecked(const Graph& g, OptimizeResult& result) {
+  result.unchecked_applications = int(result.rule_sequence.size());
+  result.graph = g;
+  result.cost_after_ms = result.cost_before_ms;
+  result.rule_sequence.clear();
+  result.rules_applied.clear();
+  result.folded_operators = 0;
+  result.precomputed_operators = count_precomputed(g);
+  result.check.passed = true;  // what is returned is the input itself
+  result.check.note += ": the input graph is the result, unchanged";
+}
+
+// The input's half of the check, before the search (whose time limit it
+// shortens); nullopt without the check.
+std::optional<search::CheckReference> check_reference(const Graph& g, const SearchOptions& options,
+                                                      PhaseSeconds& phase_seconds) {
+  if (!options.check) return std::nullopt;
+  const auto start = search::Clock::now();
+  search::CheckReference ref =
+      search::check_reference(g, options.seed, options.check_flops_limit, deadline(options));
+  phase_seconds.check += seconds_since(start);
+  return ref;
+}
+
+// No optimized graph can pass when the input's half of the check was cut short
+// or is inconclusive: the result is the input, without searching.
+bool nothing_can_pass(const Graph& g, const search::CheckReference& ref, CostModel& cost,
+                      OptimizeResult& result) {
+  if (!ref.check.cut_short && !ref.check.inconclusive) return false;
+  result.cost_before_ms = graph_cost_ms(g, cost);
+  result.check = ref.check;
+  keep_input_unchecked(g, result);
+  return true;
 }
 
 }  // namespace
@@ -172,6 +230,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   std::set<int> dropped;  // suspects, by index in `rules`
   OptimizeResult result;
   if (options.check) search::check_memory_for_check(g, options.check_flops_limit);
+  std::optional<search::CheckReference> reference;
   for (result.rounds = 1;; ++result.rounds) {
     int usable_rules = 0;
     auto preprocess_start = search::Clock::now();
@@ -182,23 +241,33 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
                                            : "the rule database has no verified rule (--allow-unverified "
                                              "uses candidate rules)");
     result.rules_used = int(index.rules.size());
-    std::vector<search::Trace> traces = search_once(g, index, cost, options, result);
+    if (result.rounds == 1) reference = check_reference(g, options, result.phase_seconds);
+    if (reference && nothing_can_pass(g, *reference, cost, result)) break;
+    std::vector<search::Trace> traces =
+        search_once(g, index, cost, search_options(options, reference ? &*reference : nullptr), result);
     if (!options.check) break;
     if (result.rule_sequence.empty() && result.folded_operators == 0) {
       // The graph as it came (the search found nothing, or had no time left):
-      // nothing to check, which on a large model takes long.
+      // nothing to compare with the reference.
       result.graph = g;
       result.cost_after_ms = result.cost_before_ms;
       result.check = {true, true, 0, "not needed: the graph is unchanged"};
       break;
     }
     auto check_start = search::Clock::now();
-    result.check = search::numerical_check(g, result.graph, options.seed, options.check_flops_limit);
+    result.check = search::check_against(*reference, g, result.graph, options.seed, options.check_flops_limit,
+                                         deadline(options));
     result.phase_seconds.check += seconds_since(check_start);
     if (result.check.passed) break;
+    if (result.check.cut_short || result.check.inconclusive) {
+      keep_input_unchecked(g, result);
+      break;
+    }
     std::optional<search::BrokenStep> broken;
+    check_start = search::Clock::now();
     if (int(result.suspect_rules.size()) < options.max_suspects)
-      broken = search::first_broken_step(traces, options.seed, options.check_flops_limit);
+      broken = search::first_broken_step(traces, options.seed, options.check_flops_limit, deadline(options));
+    result.phase_seconds.check += seconds_since(check_start);
     if (!broken) {  // out of rounds, or no single application to blame (folding, rounding piling up)
       result.graph = g;
       break;

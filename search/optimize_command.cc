@@ -21,6 +21,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/graph_hash.h"
+#include "runtime/core/memory_budget.h"
 #include "runtime/exec/cost_models.h"
 #include "runtime/formats/graph_json.h"
 #include "runtime/formats/model_file.h"
@@ -218,6 +219,8 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"finished", r.finished},
           {"search_seconds", r.search_seconds},
           {"phase_seconds", phase_json(r.phase_seconds)},
+          {"memory_full", r.memory_full},
+          {"search_held_bytes", r.search_held_bytes},
           {"alpha", a.options.alpha},
           {"budget", a.options.budget},
           {"split_threshold", a.options.split_threshold},
@@ -233,10 +236,13 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"check",
            {{"passed", r.check.passed},
             {"max_relative_error", r.check.max_relative_error},
+            {"cut_short", r.check.cut_short},
+            {"inconclusive", r.check.inconclusive},
             {"how", r.check.note}}},
           {"suspect_rules", suspects_json(r.suspect_rules)},
           {"suspects_marked", marked},
           {"rounds", r.rounds},
+          {"unchecked_applications", r.unchecked_applications},
           {"out", a.out.empty() || !r.check.passed ? Json() : Json(a.out)}};
 }
 
@@ -295,6 +301,19 @@ int optimize_command(const std::vector<std::string>& args) {
     std::cout << result_json(*a, r, *cost, operators, marked).dump(2) << "\n";
   else
     print_text(*a, r, *cost, operators, marked);
+  if (r.memory_full)
+    std::cerr << "superopt: the search's graph copies reached the memory budget of "
+              << bytes_text(memory_budget_bytes())
+              << " (--max-memory): it stopped exploring and kept the best graph found\n";
+  if (r.check.cut_short)
+    std::cerr << "superopt: --time-limit " << a->options.time_limit_s << " s ran out in the numerical check ("
+              << phase_text(r.phase_seconds) << "): the input graph is the result, unchanged ("
+              << r.unchecked_applications << " applications discarded unchecked)\n";
+  if (r.check.inconclusive)
+    std::cerr
+        << "superopt: the numerical check is inconclusive (the model's outputs overflow to inf or NaN on "
+           "its random values): the input graph is the result, unchanged ("
+        << r.unchecked_applications << " applications discarded unchecked)\n";
   if (!r.check.passed) {
     std::cerr << "superopt: the optimized graph differs from the model (max relative error "
               << r.check.max_relative_error << "); nothing written; rules applied in order:";

@@ -27,6 +27,8 @@ struct PartsOutcome {
   std::vector<Part> parts;                 // each optimized (or as it was)
   std::vector<std::vector<Trace>> traces;  // the applications that optimized each
   bool finished = true;                    // every search ran its queue empty
+  bool memory_full = false;                // some search stopped at max_held_bytes
+  int64_t held_bytes = 0;                  // the most one search held
 };
 
 // Extracts and searches each node set; sets that cannot stand alone stay as they
@@ -54,6 +56,8 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
     explored += found.explored;
     budget -= found.explored;
     out.finished &= found.finished;
+    out.memory_full |= found.memory_full;
+    out.held_bytes = std::max(out.held_bytes, found.held_bytes);
     if (found.best_cost_ms < found.start_cost_ms) {
       part.graph = std::move(found.best);
       out.traces.push_back(std::move(found.traces));
@@ -222,6 +226,8 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   out.search.traces.insert(out.search.traces.end(), polish.traces.begin(), polish.traces.end());
   out.search.best_cost_ms = polish.best_cost_ms;
   out.search.finished = first.finished && second.finished && polish.finished;
+  out.search.memory_full = first.memory_full || second.memory_full || polish.memory_full;
+  out.search.held_bytes = std::max({first.held_bytes, second.held_bytes, polish.held_bytes});
   out.search.best = std::move(polish.best);
   if (!(out.search.best_cost_ms <= out.search.start_cost_ms)) {
     out.search.best = g;

@@ -32,8 +32,11 @@ struct SearchOptions {
   double alpha = 1.05;    // keep graphs costing less than alpha * best (1 = greedy)
   int64_t budget = 1000;  // graphs taken from the queue, over the whole run
   // Wall clock for the whole run, counted from `started`: loading, preparing
-  // the rules, splitting and searching share it (the check of the result, which
-  // is never skipped, may run past it).
+  // the rules, the numerical check and the search share it. The check runs the
+  // input first; the search then stops early enough for the optimized graph's
+  // half (1.25 times as long, and 10% of the limit). A check the limit cuts
+  // short leaves the input graph as the result (it needs no check): nothing
+  // unchecked is returned.
   double time_limit_s = 60;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   int split_threshold = 30;  // operators per part; 0 = no split
@@ -59,7 +62,9 @@ struct NumericalCheck {
   bool ran = false;
   bool passed = false;
   double max_relative_error = 0;
-  std::string note;  // how it ran, e.g. "at reduced size: image inputs 1x3x32x32"
+  std::string note;           // how it ran, e.g. "at reduced size: image inputs 1x3x32x32"
+  bool cut_short = false;     // the time limit ran out during the check (then not ran)
+  bool inconclusive = false;  // the input's outputs are not finite on its values (then not ran)
 };
 
 // A rule whose application broke a search's result: the first application that
@@ -73,7 +78,8 @@ struct SuspectRule {
 // Where the time went, in seconds: reading the model and the rules (`load`),
 // compiling and indexing the rules (`preprocess`), the graph split (`split`),
 // the search of the parts, seams and whole graph and the folding (`search`),
-// and the numerical check (`check`).
+// and the numerical check (`check`, with the re-checks of single applications
+// that look for a suspect rule after a failure).
 struct PhaseSeconds {
   double load = 0;
   double preprocess = 0;
@@ -88,6 +94,10 @@ struct OptimizeResult {
   double cost_after_ms = 0;
   int64_t graphs_explored = 0;  // taken from the queue and expanded (OCGGS: whose substitutions were found)
   bool finished = false;        // every search emptied its queue before a limit stopped it
+  // The backtracking search's graph copies reached the memory budget
+  // (--max-memory): it stopped exploring there and kept the best graph found.
+  bool memory_full = false;
+  int64_t search_held_bytes = 0;  // the most graph copies one search held (search/graph_bytes.h)
   double search_seconds = 0;
   int parts = 1;  // after the graph split
   // Along the best graph's history: label -> net applications (a rule's two
@@ -99,6 +109,10 @@ struct OptimizeResult {
   int64_t precomputed_operators = 0;  // computed from weights (without data) and constants at load time
   int folded_operators = 0;           // computed from weights with data: folded into new weights
   NumericalCheck check;
+  // The check was cut short by the time limit or inconclusive: the result is
+  // the input graph, and these applications (the search's best graph) were
+  // discarded unchecked.
+  int unchecked_applications = 0;
   std::vector<SuspectRule> suspect_rules;  // in the order found
   int rounds = 1;                          // searches run: one, plus one per suspect dropped
   PhaseSeconds phase_seconds;              // load is the caller's to fill

@@ -6,12 +6,13 @@
 namespace superopt::search {
 
 std::optional<BrokenStep> first_broken_step(const std::vector<Trace>& traces, uint64_t seed,
-                                            int64_t flops_limit) {
+                                            int64_t flops_limit, Clock::time_point deadline) {
   for (const Trace& trace : traces) {
     const Graph* before = trace.start.get();
     for (const Step& step : trace.steps) {
-      NumericalCheck check = numerical_check(*before, *step.after, seed, flops_limit);
-      if (!check.passed) return BrokenStep{step.rule, check};
+      NumericalCheck check = numerical_check(*before, *step.after, seed, flops_limit, deadline);
+      if (check.cut_short) return std::nullopt;
+      if (!check.passed && !check.inconclusive) return BrokenStep{step.rule, check};
       before = step.after.get();
     }
   }

@@ -18,9 +18,10 @@ struct BrokenStep {
 };
 
 // The first application along the traces whose graph differs from the graph
-// before it (numerical_check with the seed and FLOPs limit of the final check),
-// or nullopt when every application passes on its own.
+// before it (numerical_check with the seed, FLOPs limit and deadline of the
+// final check), or nullopt when every application passes on its own (or is
+// inconclusive) or the deadline cut a check short.
 std::optional<BrokenStep> first_broken_step(const std::vector<Trace>& traces, uint64_t seed,
-                                            int64_t flops_limit);
+                                            int64_t flops_limit, Clock::time_point deadline);
 
 }  // namespace superopt::search

@@ -93,7 +93,28 @@ set_tests_properties(cli_db_info_opset_not_json PROPERTIES FIXTURES_REQUIRED mal
 # Time limits that hold: every phase that grows with the graph counts against
 # --time-limit, and the JSON summary says which phase used the time.
 add_test(NAME optimize_time_limit_holds
-         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/time_limit_test.sh $<TARGET_FILE:superopt>
-                 ${CMAKE_CURRENT_BINARY_DIR}/time_limit ${flag_rules})
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/time_limit_test.sh $<TARGET_FILE:superopt> ${flag_rules})
 set_tests_properties(optimize_time_limit_holds PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "time_limit_test: ok"
                      FAIL_REGULAR_EXPRESSION "time_limit_test: FAIL")
+
+# The numerical check stops at --time-limit too: a check of minutes ends near
+# the limit with the input graph as the result (nothing unchecked written).
+add_test(NAME optimize_check_time_limit
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_time_limit_test.sh $<TARGET_FILE:superopt> ${flag_rules})
+set_tests_properties(optimize_check_time_limit PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+                     "check_time_limit_test: ok" FAIL_REGULAR_EXPRESSION "check_time_limit_test: FAIL")
+
+# A 2,000-matmul chain overflows double in the check: inconclusive, no suspect,
+# ends near --time-limit (it ran 1.8x the limit re-checking every application).
+add_test(NAME optimize_overflow_chain
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/overflow_chain_test.sh $<TARGET_FILE:superopt> ${flag_rules})
+set_tests_properties(optimize_overflow_chain PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+                     "overflow_chain_test: ok" FAIL_REGULAR_EXPRESSION "overflow_chain_test: FAIL")
+
+
+# The search's graph copies count against --max-memory: at the budget it stops
+# exploring, keeps the best graph found and says so (they were not counted).
+add_test(NAME optimize_search_memory
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/search_memory_test.sh $<TARGET_FILE:superopt> ${flag_rules})
+set_tests_properties(optimize_search_memory PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+                     "search_memory_test: ok" FAIL_REGULAR_EXPRESSION "search_memory_test: FAIL")

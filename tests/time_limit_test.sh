@@ -2,30 +2,16 @@
 # `optimize --time-limit 5` on a 20,000-operator chain ends in well under 15 s
 # (it took 277 s: loading, splitting and the seams ignored the limit) and says
 # where the time went.
-#   time_limit_test.sh SUPEROPT WORKDIR RULES
+#   time_limit_test.sh SUPEROPT RULES
 set -u
 bin=$1
-dir=$2
-rules=$3
-rm -rf "$dir"
-mkdir -p "$dir"
-cd "$dir" || exit 1
-fail() { echo "time_limit_test: FAIL: $*"; exit 1; }
+rules=$2
+test_name=time_limit_test
+. "$(dirname "$0")/temp_work.sh"
+cd "$work" || exit 1
 
 # x -> matmul(w0) -> relu -> matmul(w2) -> relu ... 20,000 operators.
-/usr/bin/python3 - >chain.json <<'PY' || fail "the generator"
-import json
-nodes, weights, prev = [], [], "x"
-for i in range(20000):
-    if i % 2 == 0:
-        weights.append({"name": f"w{i}", "shape": [16, 16]})
-        nodes.append({"name": f"n{i}", "op": "matmul", "inputs": [prev, f"w{i}"]})
-    else:
-        nodes.append({"name": f"n{i}", "op": "relu", "inputs": [prev]})
-    prev = f"n{i}"
-print(json.dumps({"format": "superopt-graph", "version": 1, "inputs": [{"name": "x", "shape": [16, 16]}],
-                  "weights": weights, "nodes": nodes, "outputs": [prev]}))
-PY
+/usr/bin/python3 "$(dirname "$0")/make_chain.py" matmul,relu 20000 16 >chain.json || fail "the generator"
 SECONDS=0
 "$bin" optimize chain.json --rules "$rules" --time-limit 5 --json --out optimized.json >out.json 2>err.txt ||
   fail "exit $?: $(cat err.txt)"

@@ -15,6 +15,11 @@ namespace superopt {
 template <class A>
 using SourceValues = std::function<Tensor<typename A::Value>(const Graph&, NodeId)>;
 
+// Called before each operator (not a source) is computed, with the number of
+// operators computed so far; it may throw to stop the evaluation (the numerical
+// check's deadline), which then frees what it holds.
+using BeforeOperator = std::function<void(int64_t operators_done)>;
+
 // Evaluates every node in topological order and returns the graph outputs in
 // order. Constants and operators are computed; inputs and weights come from
 // `sources`. Throws Error on a cycle, on a source value of the wrong shape, and on
@@ -24,7 +29,8 @@ using SourceValues = std::function<Tensor<typename A::Value>(const Graph&, NodeI
 // Instantiated for ModArith, RealArith<double>, RealArith<float> and SymbolicArith
 // (include runtime/core/arith_z3.h and link superopt_symbolic to use the last).
 template <class A>
-std::vector<Tensor<typename A::Value>> evaluate(const Graph& g, const A& ar, const SourceValues<A>& sources);
+std::vector<Tensor<typename A::Value>> evaluate(const Graph& g, const A& ar, const SourceValues<A>& sources,
+                                                const BeforeOperator& before_operator = {});
 
 // From shapes alone, before anything is allocated: whether evaluate() of g with
 // values of value_bytes each fits in the memory budget (memory_budget.h), the

@@ -58,13 +58,17 @@ std::vector<TensorOf<A>> node_value(const Graph& g, const A& ar, const SourceVal
 }  // namespace evaluator_detail
 
 template <class A>
-std::vector<TensorOf<A>> evaluate(const Graph& g, const A& ar, const SourceValues<A>& sources) {
+std::vector<TensorOf<A>> evaluate(const Graph& g, const A& ar, const SourceValues<A>& sources,
+                                  const BeforeOperator& before_operator) {
   std::optional<std::vector<NodeId>> order = g.topological_order();
   if (!order) throw Error("cannot evaluate a graph with a cycle");
   evaluator_detail::check_evaluation_memory(g, *order, sizeof(typename A::Value));
   std::vector<int> uses = evaluator_detail::count_uses(g);
   std::vector<std::vector<TensorOf<A>>> values(g.num_nodes());
+  int64_t operators_done = 0;
   for (NodeId id : *order) {
+    const OpType op = g.node(id).op;
+    if (before_operator && op != OpType::input && op != OpType::weight) before_operator(operators_done++);
     values[id] = evaluator_detail::node_value(g, ar, sources, id, values);
     for (TensorRef t : g.node(id).inputs())
       if (--uses[t.node] == 0) values[t.node].clear();
@@ -97,8 +101,9 @@ SourceValues<A> random_sources(const A& ar, uint64_t seed) {
   };
 }
 
-#define SUPEROPT_INSTANTIATE_EVALUATOR(A)                                                        \
-  template std::vector<TensorOf<A>> evaluate<A>(const Graph&, const A&, const SourceValues<A>&); \
+#define SUPEROPT_INSTANTIATE_EVALUATOR(A)                                                       \
+  template std::vector<TensorOf<A>> evaluate<A>(const Graph&, const A&, const SourceValues<A>&, \
+                                                const BeforeOperator&);                         \
   template SourceValues<A> random_sources<A>(const A&, uint64_t);
 
 }  // namespace superopt
