@@ -34,11 +34,18 @@ int64_t cgroup_limit_bytes() {
 
 }  // namespace
 
+// Read once: the evaluator checks the budget at every node, and opening the
+// cgroup files there made enumerate's pairing spend most of its time in the
+// kernel (3.7 s of system CPU against 1.1 s of user CPU on taso-2d.json at 3
+// operators).
 int64_t default_memory_budget_bytes() {
-  int64_t physical = int64_t{sysconf(_SC_PHYS_PAGES)} * int64_t{sysconf(_SC_PAGE_SIZE)};
-  if (physical <= 0) physical = int64_t{8} << 30;  // unknown: a modest machine
-  if (int64_t limit = cgroup_limit_bytes(); limit > 0) physical = std::min(physical, limit);
-  return physical / 4 * 3;
+  static const int64_t budget_bytes = [] {
+    int64_t physical = int64_t{sysconf(_SC_PHYS_PAGES)} * int64_t{sysconf(_SC_PAGE_SIZE)};
+    if (physical <= 0) physical = int64_t{8} << 30;  // unknown: a modest machine
+    if (int64_t limit = cgroup_limit_bytes(); limit > 0) physical = std::min(physical, limit);
+    return physical / 4 * 3;
+  }();
+  return budget_bytes;
 }
 
 int64_t memory_budget_bytes() {
