@@ -150,6 +150,46 @@ TEST_CASE("small.json: TASO Figure 2's matrices in few sources", "[opset]") {
   CHECK(out.shape == Shape{2, 4});
 }
 
+// Whether two variants are the same operator with the same parameters (the
+// fields an opset file can set for the 2-D operators).
+bool same_variant(const OpsetOperator& a, const OpsetOperator& b) {
+  return a.op == b.op && a.input_rank == b.input_rank && a.sources_only == b.sources_only &&
+         a.params.axis == b.params.axis && a.params.shape == b.params.shape && a.params.perm == b.params.perm;
+}
+
+TEST_CASE("taso-2d.json: exactly the 2-D part of taso.json", "[opset]") {
+  Opset taso = read_opset_file(kSourceDir + "/data/opsets/taso.json");
+  Opset opset = read_opset_file(kSourceDir + "/data/opsets/taso-2d.json");
+  CHECK(opset.name == "taso-2d");
+  CHECK(opset.sources.size() == 7);  // x1..x3, w1..w3, s
+  CHECK(num_classes(opset) == 3);
+
+  // Its sources are taso.json's scalar and 2-D ones, with the same kinds and classes.
+  std::vector<std::string> taso_2d_sources;
+  for (const OpsetSource& s : taso.sources)
+    if (s.shape.rank() <= 2) taso_2d_sources.push_back(s.name);
+  std::vector<std::string> names;
+  for (const OpsetSource& s : opset.sources) {
+    names.push_back(s.name);
+    CHECK(source(taso, s.name).shape == s.shape);
+    CHECK(source(taso, s.name).kind == s.kind);
+  }
+  CHECK(names == taso_2d_sources);
+  CHECK(source(opset, "x3").interchange_class == source(opset, "x1").interchange_class);
+
+  // Every variant is one of taso.json's, and it has all of taso.json's that
+  // can read or make a 2-D tensor (not conv2d, pooling, enlarge, merge_groups,
+  // C_pool, I_conv, nor I_ewmul's 4-D shape).
+  for (const OpsetOperator& o : opset.operators)
+    CHECK(std::any_of(taso.operators.begin(), taso.operators.end(),
+                      [&](const OpsetOperator& t) { return same_variant(o, t); }));
+  CHECK(opset.operators.size() == 12);
+  CHECK(variants(opset, OpType::concat).size() == 2);
+  CHECK(variants(opset, OpType::split).size() == 2);
+  CHECK(variants(opset, OpType::i_ewmul).at(0).params.shape == Shape{2, 4});
+  CHECK(variants(opset, OpType::conv2d).empty());
+}
+
 TEST_CASE("opset: counts expand into shared classes, numbered in file order", "[opset]") {
   Opset opset = parse_opset(with_sources(R"([
     {"name": "a", "kind": "weight", "shape": []},
