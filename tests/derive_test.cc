@@ -2,16 +2,21 @@
 // derivation replays; a step outside the used rule's family is refused; a
 // refuted base rule takes its dependents with it; the derivation column
 // survives the database file; verify derives from smaller rules and from
-// same-size rules of an earlier wave.
+// same-size rules of an earlier wave; a rule false at a member of its shape
+// family (parts of a sum that differ) is refuted, never derived, named by
+// check-proofs, and `verify --revalidate` refutes it where it was verified.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 
+#include "runtime/cli/commands.h"
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
 #include "tests/rule_builder.h"
 #include "tests/temp_dir.h"
 #include "tests/verify_fixture.h"
 #include "verify/derive.h"
+#include "verify/rule_validation.h"
 #include "verify/verify.h"
 
 using namespace superopt;
@@ -63,6 +68,42 @@ Rule ewadd_swap_rule(int wrap, bool renamed = false) {
   r.source.add_output(relus(r.source, op(r.source, OpType::ewadd, {x, y}), wrap));
   r.target.add_output(relus(r.target, op(r.target, OpType::ewadd, {yb, xb}), wrap));
   return r.rule();
+}
+
+// ewmul(concat0(a, b), concat0(c, ewadd(d, d))) = ewmul(concat0(c, d),
+// concat0(a, ewadd(b, b))) over weights a, c of `rows_ac` rows and inputs b, d
+// of 2 rows (all 4 wide): true while rows(a) = rows(c), but the matcher only
+// asks the sums rows(a) + rows(b) and rows(c) + rows(d) to agree.
+Rule concat_ewmul_rule(const char* a, const char* b, const char* c, const char* d, int64_t rows_ac,
+                       RuleStatus status) {
+  RuleBuilder r;
+  std::map<std::string, std::pair<TensorRef, TensorRef>> vars;
+  for (const char* name : {a, b, c, d})
+    if (!vars.count(name)) {
+      const bool weight = name[0] == 'w';
+      vars.emplace(name, r.input(name, Shape{weight ? rows_ac : 2, 4}, weight));
+    }
+  auto side = [&](Graph& g, bool target, const char* p, const char* q, const char* u, const char* v) {
+    auto at = [&](const char* n) { return target ? vars.at(n).second : vars.at(n).first; };
+    TensorRef left = op(g, OpType::concat, {at(p), at(q)}, test::axis(0));
+    TensorRef doubled = op(g, OpType::ewadd, {at(v), at(v)});
+    g.add_output(op(g, OpType::ewmul, {left, op(g, OpType::concat, {at(u), doubled}, test::axis(0))}));
+  };
+  side(r.source, false, a, b, c, d);
+  side(r.target, true, c, d, a, b);
+  Rule rule = r.rule();
+  rule.status = status;
+  return rule;
+}
+
+// The lead's rule 2400 of the 4-operator sample (w 4x4, x 2x4), and rule 2796,
+// the same with x2 for w2 and x1 for w1, which one step of 2400 derives at its
+// own shapes.
+Rule rule_2400(RuleStatus status) {
+  return concat_ewmul_rule("w2", "x1", "w1", "x2", 4, status);
+}
+Rule rule_2796(RuleStatus status) {
+  return concat_ewmul_rule("x2", "x1", "x1", "x2", 2, status);
 }
 
 RuleDatabase database(std::vector<Rule> rules) {
@@ -182,4 +223,96 @@ TEST_CASE("verify derives from a rule of the same size that an earlier wave prov
       CHECK(s.checked == 2);
     }
   }
+}
+
+TEST_CASE("validation draws members where the parts of a sum differ", "[derive][family]") {
+  // w2 4 rows and x1 2 against w1 3 and x2 3: both sums 6, the sides differ.
+  z3::context ctx;
+  const verify::RuleValidation v = verify::validate_rule(ctx, rule_2400(RuleStatus::candidate), 1000);
+  CHECK(v.result == verify::Validation::refuted);
+  CHECK(v.note.find("drawn from the rule's shape family") != std::string::npos);
+  CHECK(verify::family_difference(rule_2400(RuleStatus::candidate)));
+  // The true rule at its family's every member: a = c.
+  CHECK_FALSE(verify::family_difference(concat_ewmul_rule("w1", "x1", "w1", "x1", 4, RuleStatus::candidate)));
+}
+
+namespace {
+
+// Rule 2796 derived from rule 2400 by the derivation search alone, as verify
+// stored it before derived rules were checked over their family. The rules
+// go through the file first, which stores their graphs in its own node order.
+RuleDatabase unchecked_derivation(const std::string& path) {
+  database({rule_2400(RuleStatus::verified), rule_2796(RuleStatus::candidate)}).write(path);
+  RuleDatabase db = RuleDatabase::read(path);
+  RuleIndex index;
+  for (DirectedRule& d : compile_rule(db.rules[0], 0)) index.add(std::move(d));
+  std::optional<Derivation> d = verify::find_derivation(db.rules[1], index, {});
+  REQUIRE(d);
+  db.rules[1].status = RuleStatus::derived;
+  db.rules[1].derivation = *d;
+  REQUIRE_FALSE(derivation_error(db.rules, 1));  // it replays at the rule's own shapes
+  return db;
+}
+
+}  // namespace
+
+TEST_CASE("a derivation of a rule false in its family is not accepted", "[derive][family]") {
+  static const MpiWorld world;  // one process: the whole pool
+  test::TempDir dir;
+  const RuleDatabase stored = unchecked_derivation(dir.file("unchecked.h5"));
+
+  SECTION("derive does not derive it") {
+    RuleDatabase db = database({rule_2400(RuleStatus::verified), rule_2796(RuleStatus::unknown)});
+    verify::derive_rules(db, {});
+    CHECK(db.rules[1].status == RuleStatus::unknown);
+  }
+  SECTION("verify refutes it instead of deriving it") {
+    RuleDatabase db = database({rule_2400(RuleStatus::verified), rule_2796(RuleStatus::candidate)});
+    VerifyOptions options;
+    options.save_path = dir.file("rules.h5");
+    const VerifySummary s = verify_rules(db, test::taso_axioms(), options);
+    CHECK(db.rules[1].status == RuleStatus::refuted);
+    CHECK(s.derived == 0);
+  }
+  SECTION("check-proofs names a stored one") {
+    const std::string path = dir.file("stored.h5");
+    stored.write(path);
+    CHECK(db_check_proofs_command({path}) == 0);  // the derivation alone replays
+    CHECK(db_check_proofs_command({path}, verify::family_difference) == 1);
+  }
+  SECTION("verify refutes a stored one, and --revalidate the verified rule it used") {
+    for (bool revalidate : {false, true}) {
+      RuleDatabase db = stored;
+      VerifyOptions options;
+      options.save_path = dir.file("rules.h5");
+      options.revalidate = revalidate;
+      const VerifySummary s = verify_rules(db, test::taso_axioms(), options);
+      CHECK(db.rules[1].status == RuleStatus::refuted);
+      CHECK(db.rules[0].status == (revalidate ? RuleStatus::refuted : RuleStatus::verified));
+      CHECK(s.recheck.checked == (revalidate ? 2 : 1));
+      CHECK(s.recheck.refuted == (revalidate ? 2 : 1));
+    }
+  }
+}
+
+TEST_CASE("verify --revalidate decides again the rules derived from a rule it refutes", "[derive][family]") {
+  static const MpiWorld world;  // one process: the whole pool
+  test::TempDir dir;
+  // A true rule whose stored derivation cites rule 0: once rule 0 is refuted
+  // the derivation is no proof, and the rule is decided again (verified).
+  RuleDatabase db = database({rule_2400(RuleStatus::verified), ewadd_swap_rule(0)});
+  db.rules[1].status = RuleStatus::derived;
+  db.rules[1].derivation = {{0, false, false, {}, {}}};
+  VerifyOptions options;
+  options.save_path = dir.file("rules.h5");
+  options.revalidate = true;
+  const VerifySummary s = verify_rules(db, test::taso_axioms(), options);
+  CHECK(db.rules[0].status == RuleStatus::refuted);
+  CHECK(s.recheck.refuted == 1);
+  CHECK(s.recheck.invalidated == 1);
+  CHECK(db.rules[1].status == RuleStatus::verified);
+  CHECK(s.checked == 1);
+  const RuleDatabase saved = RuleDatabase::read(options.save_path);
+  CHECK(saved.rules[0].status == RuleStatus::refuted);
+  CHECK(saved.rules[0].note.find("shape family") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 
 #include "runtime/rewrite/derivation.h"
 #include "verify/derive.h"
+#include "verify/rule_validation.h"
 #include "verify/verifier_pool.h"
 
 namespace superopt::verify {
@@ -87,9 +88,10 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
     for (int k : todo) was_proven.push_back(is_proven(db.rules[k].status));
     auto attempt = [&](int k) {
       RuleVerdict v{db.rules[k].status, 0, 0, "", {}};
-      if (std::optional<Derivation> d =
-              find_derivation(db.rules[k], proven.index, options, proven.first_n[k]))
-        v = RuleVerdict{RuleStatus::derived, 0, 0, "", std::move(*d)};
+      // A rule that differs at a member of its family keeps its status:
+      // `verify --revalidate` is what refutes it.
+      std::optional<Derivation> d = find_derivation(db.rules[k], proven.index, options, proven.first_n[k]);
+      if (d && !family_difference(db.rules[k])) v = RuleVerdict{RuleStatus::derived, 0, 0, "", std::move(*d)};
       return v;
     };
     auto record = [&](int k, const RuleVerdict& v) {

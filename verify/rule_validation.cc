@@ -8,6 +8,7 @@
 #include "runtime/core/arith.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evaluator.h"
+#include "verify/compensating_moves.h"
 #include "verify/rule_family.h"
 #include "verify/symbolic_compare.h"
 
@@ -17,6 +18,8 @@ namespace {
 // Members drawn per direction for the concrete check, and the seed of the draws:
 // fixed, so that a rule gets the same verdict on every rank and every run.
 constexpr int kDrawnMembers = 3;
+// Members where tied sizes change by amounts that cancel (compensating_moves.h).
+constexpr int kCompensatingMembers = 3;
 constexpr uint64_t kDrawSeed = 0x5eed;
 // The symbolic check runs at one small member (sizes 1..3): symbolic terms grow
 // with the product of the sizes.
@@ -99,22 +102,47 @@ std::optional<std::string> concrete_difference(const Graph& a, const Graph& b) {
   return std::nullopt;
 }
 
-RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms) {
+namespace {
+
+// Every concrete check: the rule's own shapes, then per direction the drawn
+// members, the compensating ones and one small member (kept in *small for the
+// symbolic check). The refutation, or nullopt when all agree.
+std::optional<RuleValidation> concrete_checks(const Rule& rule, std::optional<RuleInstance>* small) {
   if (std::optional<RuleValidation> own = check_own_shapes(rule)) return *own;
-  std::optional<RuleInstance> small;
   for (const RuleFamily& family : rule_families(rule)) {
-    for (const RuleInstance& m : draw_instances(family, {.count = kDrawnMembers, .seed = kDrawSeed}))
+    std::vector<RuleInstance> members = draw_instances(family, {.count = kDrawnMembers, .seed = kDrawSeed});
+    for (RuleInstance& m : compensating_instances(family, kCompensatingMembers))
+      members.push_back(std::move(m));
+    for (const RuleInstance& m : members)
       if (std::optional<std::string> witness = concrete_difference(m.source, m.target))
         return refuted_at(m.source, " (drawn from the rule's shape family)", *witness);
-    if (small) continue;
+    if (*small) continue;
     auto drawn =
         draw_instances(family, {.count = 1, .max_size = kSmallSize, .distinct = false, .seed = kDrawSeed});
     if (!drawn.empty()) {
       if (std::optional<std::string> witness = concrete_difference(drawn[0].source, drawn[0].target))
         return refuted_at(drawn[0].source, " (drawn from the rule's shape family)", *witness);
-      small = std::move(drawn[0]);
+      *small = std::move(drawn[0]);
     }
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> family_difference(const Rule& rule) {
+  std::optional<RuleInstance> small;
+  try {
+    if (std::optional<RuleValidation> refuted = concrete_checks(rule, &small)) return refuted->note;
+  } catch (const Error&) {
+    // A member that cannot run refutes nothing (validation calls it inconclusive).
+  }
+  return std::nullopt;
+}
+
+RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms) {
+  std::optional<RuleInstance> small;
+  if (std::optional<RuleValidation> refuted = concrete_checks(rule, &small)) return *refuted;
   if (!small)
     return {Validation::inconclusive, "no small member of the rule's shape family to run symbolically"};
   return symbolic_check(ctx, small->source, small->target, timeout_ms);

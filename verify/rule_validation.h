@@ -3,10 +3,13 @@
 // shapes at the rule's own shapes, evaluation in double at its own shapes and at
 // drawn members where every independent dimension differs, then both sides on
 // small symbolic tensors. A difference on concrete real numbers refutes.
+// Members are drawn with every class at a new size (rule_family.h) and with
+// tied sizes changed by amounts that cancel (compensating_moves.h).
 #pragma once
 
 #include <z3++.h>
 
+#include <optional>
 #include <string>
 
 #include "runtime/db/rule_database.h"
@@ -21,6 +24,12 @@ struct RuleValidation {
 };
 
 RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms);
+
+// The concrete part of validate_rule alone (no symbolic check, no Z3): the
+// refutation's note when the rule differs at its own shapes or at a member of
+// its family, else nullopt. A derivation proves a rule at its own shapes only,
+// while the optimizer applies it at every member: derived rules must pass this.
+std::optional<std::string> family_difference(const Rule& rule);
 
 // The first difference between two graphs over the same names, evaluated in
 // double on seeded random values (output count, shapes, then elements beyond

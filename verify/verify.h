@@ -10,6 +10,7 @@
 #include "runtime/db/rule_database.h"
 #include "verify/axiom_set.h"
 #include "verify/derive.h"
+#include "verify/family_recheck.h"
 
 namespace superopt {
 
@@ -32,6 +33,9 @@ struct VerifyOptions {
   // 31.3 s against 34.7 s. Waves paid off while a proof took ~15 ms.
   int wave_rules = 0;
   verify::DeriveOptions derive;
+  // Before deciding: run the concrete family checks on every verified rule
+  // too, not only on the derived ones (family_recheck.h).
+  bool revalidate = false;
 };
 
 struct VerifySummary {
@@ -46,10 +50,15 @@ struct VerifySummary {
   double p95_ms = 0;
   double z3_median_ms = 0;  // per rule decided without a derivation: validation and proof
   double z3_p95_ms = 0;
-  double proof_median_ms = 0;  // per proof Z3 ran: the proof alone
+  double proof_median_ms = 0;      // per proof Z3 ran: the proof alone
+  verify::RecheckSummary recheck;  // stored verdicts re-checked first
+  double recheck_seconds = 0;
 };
 
-// Decides every undecided rule of db (candidate or unknown) as derived,
+// First the derived rules (and with options.revalidate the verified ones)
+// must pass the concrete checks over their shape family; those that fail are
+// refuted and the derivations that used them dropped. Then decides every
+// undecided rule of db (candidate or unknown) as derived,
 // verified, refuted or unknown, on every rank of MPI_COMM_WORLD (MPI must be
 // initialised). Rules go by size (operators on both sides), smallest first, and
 // within a size in waves of options.wave_rules; a wave's rules are derived from

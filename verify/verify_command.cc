@@ -27,7 +27,11 @@ void print_json(const VerifySummary& s, const std::string& path) {
                       {"derived_from_same_size", s.derived_same_size},
                       {"z3_median_ms", s.z3_median_ms},
                       {"z3_p95_ms", s.z3_p95_ms},
-                      {"proof_median_ms", s.proof_median_ms}};
+                      {"proof_median_ms", s.proof_median_ms},
+                      {"rechecked", s.recheck.checked},
+                      {"recheck_seconds", s.recheck_seconds},
+                      {"recheck_refuted", s.recheck.refuted},
+                      {"recheck_invalidated", s.recheck.invalidated}};
   for (int i = 0; i < kNumRuleStatuses; ++i)
     j[std::string(rule_status_name(static_cast<RuleStatus>(i)))] = s.counts[i];
   std::cout << j.dump() << "\n";
@@ -47,6 +51,11 @@ void print_text(const VerifySummary& s, const std::string& path) {
       "the proof alone: median %.2f ms)\n",
       (long long)s.derived, (long long)s.derived_same_size, (long long)(s.checked - s.derived),
       s.z3_median_ms, s.z3_p95_ms, s.proof_median_ms);
+  std::printf(
+      "re-checked %lld stored verdicts over their shape family in %.2f s: %lld refuted, %lld derivations "
+      "dropped and decided again\n",
+      (long long)s.recheck.checked, s.recheck_seconds, (long long)s.recheck.refuted,
+      (long long)s.recheck.invalidated);
 }
 
 }  // namespace
@@ -66,6 +75,9 @@ int verify_command(const std::vector<std::string>& args) {
       "save-seconds", cli::number(&o.save_seconds, "--save-seconds", 0.1, 86400.0),
       "write progress this often (default 30)")(
       "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
+      "revalidate",
+      "run the concrete checks over the shape family on every verified rule too (derived ones always); "
+      "refute those that fail, and decide again the rules derived from them")(
       "no-derive", "ask Z3 about every rule, without deriving from the smaller proven rules first")(
       "wave-rules", cli::non_negative(&o.wave_rules, "--wave-rules"),
       "rules of one size decided before the next ones may derive from them (default 0: a whole size)")(
@@ -80,10 +92,11 @@ int verify_command(const std::vector<std::string>& args) {
   try {
     auto vm = cli::parse(
         "superopt verify rules.h5 [--axioms FILE] [--timeout-ms T] [--rlimit R] [--redecide] [--no-derive] "
-        "[--wave-rules N] [--json]",
+        "[--wave-rules N] [--revalidate] [--json]",
         opts, pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     o.derive_first = !vm->count("no-derive");
+    o.revalidate = vm->count("revalidate");
     RuleDatabase db;
     verify::AxiomSet axioms;
     world.on_all_ranks([&] {

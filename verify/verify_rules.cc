@@ -13,6 +13,7 @@
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
 #include "runtime/rewrite/rule_index.h"
+#include "verify/rule_validation.h"
 #include "verify/rule_verifier.h"
 #include "verify/verifier_pool.h"
 #include "verify/verify.h"
@@ -133,11 +134,15 @@ VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder)
 }
 
 // A derivation from the proven rules in `proven`, else the verifier's verdict.
+// A derivation replays at the rule's own shapes only, so the rule must also
+// agree at the members of its family (family_difference); one that does not
+// goes to validation, which refutes it.
 RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule, const RuleIndex* proven,
                              const verify::DeriveOptions& bounds) {
   if (proven) {
     const Clock::time_point start = Clock::now();
-    if (std::optional<Derivation> d = verify::find_derivation(rule, *proven, bounds))
+    std::optional<Derivation> d = verify::find_derivation(rule, *proven, bounds);
+    if (d && !verify::family_difference(rule))
       return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, "", std::move(*d)};
   }
   return decide(verifier, rule);
@@ -148,6 +153,12 @@ RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule, c
 VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, const VerifyOptions& options) {
   const MpiWorld world;  // MPI is already running: the caller started it
   world.on_all_ranks([&] { check_axioms_cover(db, axioms); });
+  // A derivation proves a rule at its own shapes only, and a rule verified
+  // before validation drew some members may be false at them: both are
+  // checked over their family first (the verified ones on request).
+  const Clock::time_point recheck_start = Clock::now();
+  const verify::RecheckSummary recheck = verify::recheck_families(world, db.rules, options.revalidate);
+  const double recheck_seconds = seconds_since(recheck_start);
   // A derivation through a rule that is no longer proven is no proof: decided again.
   invalidate_broken_derivations(db.rules);
   const std::vector<int> order = verify::derivation_sequence(db.rules);
@@ -180,8 +191,10 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
     any = true;
   }
   const double wall_seconds = seconds_since(start);
-  if (world.rank() == 0 && any) db.write(options.save_path);
+  if (world.rank() == 0 && (any || recheck.refuted)) db.write(options.save_path);
   VerifySummary s = summarize(db, recorder);
+  s.recheck = recheck;
+  s.recheck_seconds = recheck_seconds;
   s.workers = workers;
   s.wall_seconds = wall_seconds;
   return s;

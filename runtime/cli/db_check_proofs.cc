@@ -1,5 +1,6 @@
 // `superopt db check-proofs FILE`: replays every stored derivation on its own,
-// independently of the search that found it (runtime/rewrite/derivation.h).
+// independently of the search that found it (runtime/rewrite/derivation.h),
+// and runs the caller's check of each derived rule (commands.h).
 #include <iostream>
 
 #include "runtime/cli/command_line.h"
@@ -9,7 +10,7 @@
 
 namespace superopt {
 
-int db_check_proofs_command(const std::vector<std::string>& args) {
+int db_check_proofs_command(const std::vector<std::string>& args, const DerivedRuleCheck& check) {
   const std::string usage = "superopt db check-proofs FILE";
   std::string file;
   cli::po::options_description options("options");
@@ -26,6 +27,9 @@ int db_check_proofs_command(const std::vector<std::string>& args) {
     if (std::optional<std::string> why = derivation_error(db.rules, int64_t(k))) {
       ++invalid;
       std::cout << "rule " << k << ": invalid derivation: " << *why << "\n";
+    } else if (std::optional<std::string> why = check ? check(db.rules[k]) : std::nullopt) {
+      ++invalid;
+      std::cout << "rule " << k << ": derived but false in its shape family: " << *why << "\n";
     }
   }
   std::cout << file << ": " << checked << " derivations replayed, " << invalid << " invalid\n";

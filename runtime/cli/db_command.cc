@@ -269,12 +269,14 @@ int show_command(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int db_command(const std::vector<std::string>& args) {
-  static const cli::Subcommand subcommands[] = {
+int db_command(const std::vector<std::string>& args, const DerivedRuleCheck& check) {
+  const cli::Subcommand subcommands[] = {
       {"info", "what generated a rule database; rules by status, operator and size", info_command},
       {"show", "one rule: status, fingerprint, proof time, source and target graphs", show_command},
-      {"check-proofs", "replay every stored derivation; name the first invalid step of each",
-       db_check_proofs_command},
+      {"check-proofs",
+       "replay every stored derivation; name the first invalid step of each, and each derived rule that "
+       "differs at a member of its shape family",
+       [&](const std::vector<std::string>& a) { return db_check_proofs_command(a, check); }},
   };
   return cli::dispatch("superopt db", subcommands, args);
 }
