@@ -2,6 +2,8 @@
 // a temporary file; rule status names.
 #include "runtime/db/rule_database.h"
 
+#include <malloc.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -75,11 +77,14 @@ void append_rule(RuleColumns& c, const std::string& path, size_t k, const Rule& 
   c.target_ops.push_back(r.target.num_operators());
 }
 
-void write_rules(const Writer& w, const RuleColumns& c) {
+// Each text column is freed once HDF5 has it: the file is built in memory,
+// so holding the text as well would take a third copy of the database.
+void write_rules(const Writer& w, RuleColumns& c) {
   Handle rules = w.group("rules");
   size_t n = c.source.size();
-  auto strings = [&](const Column& col, const std::vector<std::string>& values) {
+  auto strings = [&](const Column& col, std::vector<std::string>& values) {
     w.column(rules, col.name, values, col.description);
+    std::vector<std::string>().swap(values);
   };
   auto numbers = [&](const Column& col, hid_t file_type, hid_t memory_type, const void* data) {
     w.column(rules, col.name, file_type, memory_type, n, data, col.description);
@@ -96,6 +101,9 @@ void write_rules(const Writer& w, const RuleColumns& c) {
   numbers(kSourceOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.source_ops.data());
   numbers(kTargetOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.target_ops.data());
   strings(kDerivation, c.derivation);
+  // The text was many small blocks amid the heap: give their pages back
+  // before the file image is copied out.
+  malloc_trim(0);
 }
 
 }  // namespace
@@ -113,7 +121,7 @@ std::optional<RuleStatus> rule_status_from_name(std::string_view name) {
 
 namespace {
 
-void write_columns(const std::string& path, const RuleSetInfo& info, const RuleColumns& columns) {
+void write_columns(const std::string& path, const RuleSetInfo& info, RuleColumns& columns) {
   hdf5::write_atomically(path, [&](const Writer& w) {
     write_info(w, w.file(), info);
     write_rules(w, columns);
