@@ -105,8 +105,8 @@ bool match_outputs(const Evaluated& source, const Evaluated& target, CandidateRu
 
 // Streamed: the first member of each group agreeing on the second evaluation
 // (its target) is kept evaluated and every later member is paired with it as
-// it comes, so a class costs one evaluation per group, not one per member (a
-// large class held every member's values: the small opset's 683 MiB peak).
+// it comes, so a class holds one member's values per group, not every
+// member's (a large class held them all: the small opset's 796 MiB peak).
 void CandidatePairing::pair(uint64_t fingerprint, const std::vector<GraphCode>& members,
                             const std::function<void(CandidateRule&)>& emit) {
   if (members.size() < 2) return;
