@@ -62,60 +62,72 @@ const Tensor<T>& source_value(const Opset& opset, const std::vector<Tensor<T>>& 
   throw Error("source " + name + " is not in the operator set");
 }
 
-}  // namespace
-
-void CandidatePairing::pair(uint64_t fingerprint, const std::vector<GraphCode>& members,
-                            std::vector<CandidateRule>& out) {
-  if (members.size() < 2) return;
-  ++counts_.classes;
+Evaluated evaluate_member(const GraphCode& code, const Opset& opset,
+                          const std::vector<Tensor<uint64_t>>& exact_values,
+                          const std::vector<Tensor<double>>& real_values) {
   ModArith mod;
   RealArith<double> real(/*relu_as_polynomial=*/true);
   SourceValues<ModArith> exact_inputs = [&](const Graph& g, NodeId n) {
-    return source_value(opset_, exact_inputs_, g, n);
+    return source_value(opset, exact_values, g, n);
   };
   SourceValues<RealArith<double>> real_inputs = [&](const Graph& g, NodeId n) {
-    return source_value(opset_, real_inputs_, g, n);
+    return source_value(opset, real_values, g, n);
   };
+  Evaluated e{&code, code_outputs(code, opset), {}, {}};
+  Graph g = code_to_graph(code, opset);
+  for (const Tensor<uint64_t>& t : evaluate(g, mod, exact_inputs))
+    e.hashes.push_back(tensor_hash(t.shape, t.data));
+  e.reals = evaluate(g, real, real_inputs);
+  return e;
+}
 
-  std::vector<Evaluated> evaluated;
+// The rule source -> target, each target output matched to a distinct source
+// output with the same exact hash and close real values; false if one has none.
+bool match_outputs(const Evaluated& source, const Evaluated& target, CandidateRule& rule) {
+  rule.source = *source.code;
+  rule.target = *target.code;
+  rule.target_outputs = target.outputs;
+  std::vector<char> taken(source.outputs.size(), 0);
+  if (source.outputs.size() != target.outputs.size()) return false;
+  for (size_t k = 0; k < target.outputs.size(); ++k) {
+    size_t match = 0;
+    while (match < source.outputs.size() && (taken[match] || source.hashes[match] != target.hashes[k] ||
+                                             !close(source.reals[match], target.reals[k])))
+      ++match;
+    if (match == source.outputs.size()) return false;
+    taken[match] = 1;
+    rule.source_outputs.push_back(source.outputs[match]);
+  }
+  return true;
+}
+
+}  // namespace
+
+// Streamed: the first member of each group agreeing on the second evaluation
+// (its target) is kept evaluated and every later member is paired with it as
+// it comes, so a class holds one member's values per group, not every
+// member's (a large class held them all: the small opset's 796 MiB peak).
+void CandidatePairing::pair(uint64_t fingerprint, const std::vector<GraphCode>& members,
+                            const std::function<void(CandidateRule&)>& emit) {
+  if (members.size() < 2) return;
+  ++counts_.classes;
+  std::map<uint64_t, Evaluated> targets;
   for (const GraphCode& code : members) {
-    Evaluated e{&code, code_outputs(code, opset_), {}, {}};
-    Graph g = code_to_graph(code, opset_);
-    for (const Tensor<uint64_t>& t : evaluate(g, mod, exact_inputs))
-      e.hashes.push_back(tensor_hash(t.shape, t.data));
-    e.reals = evaluate(g, real, real_inputs);
-    evaluated.push_back(std::move(e));
-  }
-  // Members agreeing on the second evaluation, in canonical order.
-  std::map<uint64_t, std::vector<const Evaluated*>> groups;
-  for (const Evaluated& e : evaluated) groups[combine_output_hashes(e.hashes)].push_back(&e);
-  counts_.split_by_second_eval += static_cast<int64_t>(groups.size()) - 1;
-  for (auto& [key, group] : groups) {
-    const Evaluated& target = *group.front();
-    for (size_t m = 1; m < group.size(); ++m) {
-      const Evaluated& source = *group[m];
-      CandidateRule rule{fingerprint, *source.code, *target.code, {}, target.outputs};
-      std::vector<char> taken(source.outputs.size(), 0);
-      bool ok = source.outputs.size() == target.outputs.size();
-      for (size_t k = 0; ok && k < target.outputs.size(); ++k) {
-        size_t match = 0;
-        while (match < source.outputs.size() && (taken[match] || source.hashes[match] != target.hashes[k] ||
-                                                 !close(source.reals[match], target.reals[k])))
-          ++match;
-        ok = match < source.outputs.size();
-        if (ok) {
-          taken[match] = 1;
-          rule.source_outputs.push_back(source.outputs[match]);
-        }
-      }
-      if (!ok) {
-        ++counts_.failed_float_test;
-        continue;
-      }
-      ++counts_.candidates;
-      out.push_back(std::move(rule));
+    Evaluated e = evaluate_member(code, opset_, exact_inputs_, real_inputs_);
+    auto [target, first] = targets.try_emplace(combine_output_hashes(e.hashes));
+    if (first) {
+      target->second = std::move(e);
+      continue;
     }
+    CandidateRule rule{fingerprint, {}, {}, {}, {}};
+    if (!match_outputs(e, target->second, rule)) {
+      ++counts_.failed_float_test;
+      continue;
+    }
+    ++counts_.candidates;
+    emit(rule);
   }
+  counts_.split_by_second_eval += static_cast<int64_t>(targets.size()) - 1;
 }
 
 bool CandidatePairing::same_tensor(const GraphCode& a, int ta, const GraphCode& b, int tb) const {

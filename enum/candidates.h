@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "enum/graph_code.h"
@@ -34,8 +35,10 @@ class CandidatePairing {
 
   // `members` share `fingerprint` and are in canonical order (code_less). Each
   // group that also agrees on the second evaluation pairs its first member
-  // (the target) with every other member that passes the float test.
-  void pair(uint64_t fingerprint, const std::vector<GraphCode>& members, std::vector<CandidateRule>& out);
+  // (the target) with every other member that passes the float test; `emit`
+  // gets each rule as it is found (in member order).
+  void pair(uint64_t fingerprint, const std::vector<GraphCode>& members,
+            const std::function<void(CandidateRule&)>& emit);
 
   const PairingCounts& counts() const { return counts_; }
 

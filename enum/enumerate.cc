@@ -173,49 +173,64 @@ bool rule_less(const CandidateRule& a, const CandidateRule& b) {
   return code_less(a.source, b.source);
 }
 
-RuleDatabase to_database(const std::vector<CandidateRule>& rules, const Opset& opset,
-                         const EnumerateOptions& o, const EnumerateSummary& summary) {
-  RuleDatabase db;
-  db.info.generator_version = kGeneratorVersion;
-  db.info.opset_name = opset.name;
-  db.info.opset_json = opset.text;
-  db.info.max_ops = o.max_ops;
-  db.info.seed = o.seed;
-  db.info.arguments = o.arguments;
-  db.info.stage_counts = summary.stages;
+RuleSetInfo rule_set_info(const Opset& opset, const EnumerateOptions& o, const EnumerateSummary& summary) {
+  RuleSetInfo info;
+  info.generator_version = kGeneratorVersion;
+  info.opset_name = opset.name;
+  info.opset_json = opset.text;
+  info.max_ops = o.max_ops;
+  info.seed = o.seed;
+  info.arguments = o.arguments;
+  info.stage_counts = summary.stages;
+  return info;
+}
+
+// The rules stay codes until the writer asks for each: as Graphs, every rule
+// at once took gigabytes at 4 operators (the run's peak).
+void write_database(const std::vector<CandidateRule>& rules, const Opset& opset, const EnumerateOptions& o,
+                    const EnumerateSummary& summary) {
   PhaseProgress progress("write", "rules", true);
-  for (const CandidateRule& r : rules) {
-    Rule rule;
-    rule.source = code_to_graph(r.source, opset, &r.source_outputs);
-    rule.target = code_to_graph(r.target, opset, &r.target_outputs);
-    rule.fingerprint = r.fingerprint;
-    db.rules.push_back(std::move(rule));
-    progress(db.rules.size(), rules.size());
-  }
-  return db;
+  write_rule_database(
+      o.out_path, rule_set_info(opset, o, summary), rules.size(),
+      [&](size_t k, Rule& rule) {
+        const CandidateRule& r = rules[k];
+        rule.source = code_to_graph(r.source, opset, &r.source_outputs);
+        rule.target = code_to_graph(r.target, opset, &r.target_outputs);
+        rule.fingerprint = r.fingerprint;
+      },
+      [&](size_t done) { progress(done, rules.size()); });
+}
+
+// The number of distinct renaming keys among `keys` (8 bytes each), which it empties.
+int64_t distinct_keys(std::string& keys) {
+  std::vector<uint64_t> sorted(keys.size() / 8);
+  std::memcpy(sorted.data(), keys.data(), sorted.size() * 8);
+  std::string().swap(keys);
+  std::sort(sorted.begin(), sorted.end());
+  return std::unique(sorted.begin(), sorted.end()) - sorted.begin();
 }
 
 // Rank 0: counts the stages, keeps the first rule of each renaming key in
-// canonical order, and writes the database.
-void write_rules(const OwnedRules& all, const Opset& opset, const EnumerateOptions& o, EnumerateSummary& s) {
+// canonical order, and writes the database. Takes `all` apart as it goes.
+void write_rules(OwnedRules& all, const Opset& opset, const EnumerateOptions& o, EnumerateSummary& s) {
   PhaseProgress("prune", "", true)
       .say("renaming stage over " + std::to_string(all.keys.size() / 8) + " candidates and " +
            std::to_string(all.survivors.size()) + " bytes of surviving rules");
-  std::vector<uint64_t> keys(all.keys.size() / 8);
-  std::memcpy(keys.data(), all.keys.data(), all.keys.size());
-  std::sort(keys.begin(), keys.end());
-  int64_t distinct = std::unique(keys.begin(), keys.end()) - keys.begin();
+  int64_t candidates = static_cast<int64_t>(all.keys.size() / 8);
+  int64_t distinct = distinct_keys(all.keys);
   std::vector<KeyedRule> kept = read_rules(all.survivors, opset);
+  std::string().swap(all.survivors);
   std::sort(kept.begin(), kept.end(),
             [](const KeyedRule& a, const KeyedRule& b) { return rule_less(a.rule, b.rule); });
   std::vector<CandidateRule> rules;
   std::unordered_set<uint64_t> seen;
   for (KeyedRule& k : kept)
     if (seen.insert(k.key).second) rules.push_back(std::move(k.rule));
-  s.stages = {{"candidates", static_cast<int64_t>(keys.size())},
+  std::vector<KeyedRule>().swap(kept);
+  s.stages = {{"candidates", candidates},
               {"after_input_renaming", distinct},
               {"after_common_subgraphs", static_cast<int64_t>(rules.size())}};
-  to_database(rules, opset, o, s).write(o.out_path);
+  write_database(rules, opset, o, s);
 }
 
 std::string mib(uint64_t bytes) {
@@ -344,11 +359,15 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
     world.abort("superopt enumerate: " + std::string(e.what()), 2);
   }
   filter.reset();
+  int64_t peak_enumerated_bytes = peak_rss_bytes();
   OwnedRules owned;
   world.on_all_ranks([&] { owned = pair_store(*store, opset, o.seed, rank, ranks); });
   OwnedRules all;
   all.keys = world.gather_to_root(owned.keys);
   all.survivors = world.gather_to_root(owned.survivors);
+  std::string().swap(owned.keys);  // rank 0 holds them now
+  std::string().swap(owned.survivors);
+  int64_t peak_paired_bytes = peak_rss_bytes();
 
   uint64_t my_graphs = generator.counts().graphs + replayed_graphs;
   s.ranks = ranks;
@@ -369,6 +388,8 @@ EnumerateSummary enumerate_rules(const EnumerateOptions& o) {
   s.spilled_runs = world.sum_to_root(store->runs_written());
   s.spilled_bytes = world.sum_to_root(store->spilled_bytes());
   s.max_spilled_bytes = world.max_to_root(static_cast<int64_t>(store->spilled_bytes()));
+  s.peak_rss_enumerate_bytes = world.max_to_root(peak_enumerated_bytes);
+  s.peak_rss_pair_bytes = world.max_to_root(peak_paired_bytes);
   s.peak_rss_bytes = world.max_to_root(peak_rss_bytes());  // the last collective: rank 0 may fail after it
   store.reset();                                           // its scratch folder goes
   if (rank == 0) {

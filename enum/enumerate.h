@@ -46,6 +46,10 @@ struct EnumerateSummary {
   std::vector<std::pair<std::string, int64_t>> stages;  // candidates, after each pruning stage
   double seconds = 0;
   int64_t peak_rss_bytes = 0;  // the largest over ranks
+  // The peak so far, the largest over ranks, at the end of enumeration (records
+  // sent, kept and spilled) and of pairing (classes paired, rank 0's gather
+  // included); peak_rss_bytes above that is rank 0's pruning and writing.
+  int64_t peak_rss_enumerate_bytes = 0, peak_rss_pair_bytes = 0;
   // Scaling figures: records and messages sent between ranks, the most graphs
   // one rank made (against graphs / ranks), spilled runs and their bytes.
   uint64_t bytes_sent = 0, messages_sent = 0, max_messages_sent = 0;

@@ -55,6 +55,8 @@ nlohmann::json summary_json(const EnumerateSummary& s, const EnumerateOptions& o
                       {"failed_float_test", s.failed_float_test},
                       {"seconds", s.seconds},
                       {"peak_rss_bytes", s.peak_rss_bytes},
+                      {"peak_rss_enumerate_bytes", s.peak_rss_enumerate_bytes},
+                      {"peak_rss_pair_bytes", s.peak_rss_pair_bytes},
                       {"record_bytes", s.record_bytes},
                       {"records_filtered_out", s.records_filtered_out},
                       {"bytes_sent", s.bytes_sent},
@@ -92,7 +94,9 @@ void print_summary(const EnumerateSummary& s, const EnumerateOptions& o) {
     std::printf("%-27s %lld\n", (stage + ":").c_str(), (long long)count);
   std::printf("failed second evaluation:   %lld\n", static_cast<long long>(s.failed_second_test));
   std::printf("failed float test:          %lld\n", static_cast<long long>(s.failed_float_test));
-  std::printf("peak memory (largest rank): %.1f MiB\n", s.peak_rss_bytes / 1048576.0);
+  std::printf("peak memory (largest rank): %.1f MiB (%.1f after enumerating, %.1f after pairing)\n",
+              s.peak_rss_bytes / 1048576.0, s.peak_rss_enumerate_bytes / 1048576.0,
+              s.peak_rss_pair_bytes / 1048576.0);
   if (s.spilled_runs)
     std::printf("spilled to scratch:         %llu runs, %.1f MiB (largest rank %.1f MiB)\n",
                 static_cast<unsigned long long>(s.spilled_runs), s.spilled_bytes / 1048576.0,

@@ -64,7 +64,6 @@ OwnedRules pair_owned_classes(RecordStore& store, const Opset& opset, uint64_t s
                               const std::function<void()>& after_class) {
   OwnedRules owned;
   CandidatePairing pairing(opset, seed);
-  std::vector<CandidateRule> found;
   std::vector<GraphCode> members;
   std::unordered_set<uint64_t> structures;
   auto pair_class = [&](uint64_t fingerprint, const std::vector<std::string_view>& codes) {
@@ -76,9 +75,7 @@ OwnedRules pair_owned_classes(RecordStore& store, const Opset& opset, uint64_t s
       if (structures.insert(structure_hash(code, opset)).second) members.push_back(std::move(code));
     }
     ++owned.classes;
-    found.clear();
-    pairing.pair(fingerprint, members, found);
-    for (CandidateRule& r : found) {
+    pairing.pair(fingerprint, members, [&](CandidateRule& r) {
       name_canonically(r, opset);
       uint64_t key = renaming_key(r, opset);
       append_u64(owned.keys, key);
@@ -86,7 +83,7 @@ OwnedRules pair_owned_classes(RecordStore& store, const Opset& opset, uint64_t s
         return pairing.same_tensor(r.source, source_tensor, r.target, target_tensor);
       };
       if (!has_common_subgraph(r, opset, equal)) append_rule(owned.survivors, key, r);
-    }
+    });
     if (after_class) after_class();
   };
   store.for_each_class(pair_class, progress);

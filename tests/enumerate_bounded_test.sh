@@ -2,10 +2,11 @@
 # MPI tests of `superopt enumerate --memory-per-rank`, `--two-pass` and
 # `--sample-units` (run by CTest): a memory bound small enough to spill sorted
 # runs gives the database of the unbounded run on 1, 2 and 3 ranks, with one
-# pass or two; a run killed during the merge of its runs, during enumeration
-# or during the second pass resumes to the same database; a sample with one
-# seed is the same on any rank count; bad input is one line, exit 2, nothing
-# written.
+# pass or two, and every phase (enumeration, pairing, rank 0's write) stays
+# near the process's own memory at 4 operators; a run killed during the merge
+# of its runs, during enumeration or during the second pass resumes to the
+# same database; a sample with one seed is the same on any rank count; bad
+# input is one line, exit 2, nothing written.
 #   enumerate_bounded_test.sh SUPEROPT OPSET MPIEXEC WORKDIR
 set -eu
 superopt=$1 opset=$2 mpiexec=$3 work=$4
@@ -40,6 +41,32 @@ for ranks in 1 2 3; do
   [ "$(field graphs bounded$ranks.h5)" = "$(field graphs one.h5)" ] || fail "graph counts differ"
 done
 echo "a spilling run gives the unbounded run's database on 1, 2 and 3 ranks"
+
+# Every phase stays bounded: 4 operators on a 30% sample (432,097 graphs, 7,475
+# rules) peak, after pairing and at the end (rank 0's write included), close to
+# the 3-operator run above on as many ranks (the process itself, ~200 MiB).
+# Before pairing streamed each class and the write took the rules one at a
+# time, the 1-rank run peaked 98 MiB above (its large classes held every
+# member's values, the write every rule as graphs).
+run4() {  # run4 RANKS OUT [ARGS...]
+  ranks=$1 out=$2
+  shift 2
+  "$mpiexec" -n "$ranks" --oversubscribe "$superopt" enumerate --max-ops 4 --opset "$opset" --out "$out" \
+    --sample-units 0.3 --seed 1 --json "$@" >"$out.json"
+}
+mib() { echo $(($(field "$1" "$2") / 1048576)); }
+run4 1 four.h5
+for ranks in 1 2 3; do
+  run4 $ranks four$ranks.h5 --memory-per-rank $bound --scratch scratch$ranks
+  same four.h5 four$ranks.h5
+  [ "$(field spilled_runs four$ranks.h5)" -gt 0 ] || fail "4 operators on $ranks ranks did not spill"
+  base=$(mib peak_rss_bytes bounded$ranks.h5)
+  paired=$(mib peak_rss_pair_bytes four$ranks.h5) peak=$(mib peak_rss_bytes four$ranks.h5)
+  echo "$ranks ranks: 3 operators peak $base MiB; 4 operators $paired MiB after pairing, $peak MiB in all"
+  [ "$paired" -le $((base + 24)) ] || fail "pairing 4 operators on $ranks ranks took $paired MiB (3: $base)"
+  [ "$peak" -le $((base + 48)) ] || fail "4 operators on $ranks ranks peaked at $peak MiB (3: $base)"
+done
+echo "4 operators stay within 24 MiB of 3 through pairing and 48 MiB through the write, on 1, 2 and 3 ranks"
 
 for ranks in 1 2; do
   # Rank 0 dies abruptly in the middle of merging its runs, then during enumeration.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -122,5 +123,14 @@ struct RuleDatabase {
   // this superopt does not know.
   std::optional<std::set<OpType>> opset_operators() const;
 };
+
+// Writes a database as RuleDatabase::write does, from `num_rules` rules that
+// `rule_at(k, rule)` makes one at a time into `rule`: each rule's graphs are
+// turned into their text and dropped before the next, so a writer holding
+// its rules in a compact form never holds every rule's graphs (at 4
+// operators, 415,786 rules as Graphs took gigabytes). `progress(k)` after each.
+void write_rule_database(const std::string& path, const RuleSetInfo& info, size_t num_rules,
+                         const std::function<void(size_t k, Rule& rule)>& rule_at,
+                         const std::function<void(size_t rules_done)>& progress = {});
 
 }  // namespace superopt

@@ -2,6 +2,8 @@
 // a temporary file; rule status names.
 #include "runtime/db/rule_database.h"
 
+#include <malloc.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -50,41 +52,39 @@ void write_info(const Writer& w, hid_t file, const RuleSetInfo& info) {
            "rules left after the stage");
 }
 
-// The rules as columns, converted before the file is created so that a
-// graph that cannot be written leaves no file behind.
-RuleColumns to_columns(const std::string& path, const std::vector<Rule>& rules) {
-  RuleColumns c;
-  for (size_t k = 0; k < rules.size(); ++k) {
-    const Rule& r = rules[k];
-    std::string where = "cannot write " + path + ": rule " + std::to_string(k);
-    if (static_cast<int>(r.status) >= kNumRuleStatuses)
-      json::throw_error(where + ": invalid status " + std::to_string(static_cast<int>(r.status)));
-    if (r.source.outputs().size() != r.target.outputs().size())
-      json::throw_error(where + ": source has " + std::to_string(r.source.outputs().size()) +
-                        " outputs, target has " + std::to_string(r.target.outputs().size()));
-    try {
-      c.source.push_back(write_graph_json(r.source));
-      c.target.push_back(write_graph_json(r.target));
-    } catch (const Error& e) {
-      json::throw_error(where + ": " + e.what());
-    }
-    c.output_mapping.push_back(output_mapping_text(r.source.outputs().size()));
-    c.note.push_back(r.note);
-    c.derivation.push_back(derivation_text(r.derivation));
-    c.fingerprint.push_back(r.fingerprint);
-    c.status.push_back(r.status);
-    c.proof_ms.push_back(r.proof_ms);
-    c.source_ops.push_back(r.source.num_operators());
-    c.target_ops.push_back(r.target.num_operators());
+// Appends rule k to the columns; every rule is converted before the file is
+// created, so that a graph that cannot be written leaves no file behind.
+void append_rule(RuleColumns& c, const std::string& path, size_t k, const Rule& r) {
+  std::string where = "cannot write " + path + ": rule " + std::to_string(k);
+  if (static_cast<int>(r.status) >= kNumRuleStatuses)
+    json::throw_error(where + ": invalid status " + std::to_string(static_cast<int>(r.status)));
+  if (r.source.outputs().size() != r.target.outputs().size())
+    json::throw_error(where + ": source has " + std::to_string(r.source.outputs().size()) +
+                      " outputs, target has " + std::to_string(r.target.outputs().size()));
+  try {
+    c.source.push_back(write_graph_json(r.source));
+    c.target.push_back(write_graph_json(r.target));
+  } catch (const Error& e) {
+    json::throw_error(where + ": " + e.what());
   }
-  return c;
+  c.output_mapping.push_back(output_mapping_text(r.source.outputs().size()));
+  c.note.push_back(r.note);
+  c.derivation.push_back(derivation_text(r.derivation));
+  c.fingerprint.push_back(r.fingerprint);
+  c.status.push_back(r.status);
+  c.proof_ms.push_back(r.proof_ms);
+  c.source_ops.push_back(r.source.num_operators());
+  c.target_ops.push_back(r.target.num_operators());
 }
 
-void write_rules(const Writer& w, const RuleColumns& c) {
+// Each text column is freed once HDF5 has it: the file is built in memory,
+// so holding the text as well would take a third copy of the database.
+void write_rules(const Writer& w, RuleColumns& c) {
   Handle rules = w.group("rules");
   size_t n = c.source.size();
-  auto strings = [&](const Column& col, const std::vector<std::string>& values) {
+  auto strings = [&](const Column& col, std::vector<std::string>& values) {
     w.column(rules, col.name, values, col.description);
+    std::vector<std::string>().swap(values);
   };
   auto numbers = [&](const Column& col, hid_t file_type, hid_t memory_type, const void* data) {
     w.column(rules, col.name, file_type, memory_type, n, data, col.description);
@@ -101,6 +101,9 @@ void write_rules(const Writer& w, const RuleColumns& c) {
   numbers(kSourceOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.source_ops.data());
   numbers(kTargetOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.target_ops.data());
   strings(kDerivation, c.derivation);
+  // The text was many small blocks amid the heap: give their pages back
+  // before the file image is copied out.
+  malloc_trim(0);
 }
 
 }  // namespace
@@ -116,13 +119,36 @@ std::optional<RuleStatus> rule_status_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-void RuleDatabase::write(const std::string& path) const {
-  hdf5::silence_errors();
-  RuleColumns columns = to_columns(path, rules);
+namespace {
+
+void write_columns(const std::string& path, const RuleSetInfo& info, RuleColumns& columns) {
   hdf5::write_atomically(path, [&](const Writer& w) {
     write_info(w, w.file(), info);
     write_rules(w, columns);
   });
+}
+
+}  // namespace
+
+void RuleDatabase::write(const std::string& path) const {
+  hdf5::silence_errors();
+  RuleColumns columns;
+  for (size_t k = 0; k < rules.size(); ++k) append_rule(columns, path, k, rules[k]);
+  write_columns(path, info, columns);
+}
+
+void write_rule_database(const std::string& path, const RuleSetInfo& info, size_t num_rules,
+                         const std::function<void(size_t k, Rule& rule)>& rule_at,
+                         const std::function<void(size_t rules_done)>& progress) {
+  hdf5::silence_errors();
+  RuleColumns columns;
+  for (size_t k = 0; k < num_rules; ++k) {
+    Rule rule;
+    rule_at(k, rule);
+    append_rule(columns, path, k, rule);
+    if (progress) progress(k + 1);
+  }
+  write_columns(path, info, columns);
 }
 
 }  // namespace superopt
