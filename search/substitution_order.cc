@@ -157,19 +157,9 @@ std::vector<Substitution> substitutions_after(const Graph& before, const Graph& 
   }
   // Rules outermost, as for_each_occurrence does: a pattern stays in cache
   // over the anchors it is tried at.
-  GraphIndex index(after);
-  for (int op = 0; op < kNumOpTypes; ++op) {
-    std::vector<NodeId> anchors;
-    for (NodeId v : index.nodes_of(static_cast<OpType>(op)))
-      if (near[v]) anchors.push_back(v);
-    if (anchors.empty()) continue;
-    for (int r : rules.by_anchor[op]) {
-      std::function<void(const Match&)> visit = [&](const Match& m) {
-        out.push_back(make_substitution(rules, r, m, rw.labels));
-      };
-      for (NodeId v : anchors) match_at(after, index, rules.rules[r].source, v, visit);
-    }
-  }
+  for_each_occurrence_near(after, rules, &near, [&](int r, const Match& m) {
+    out.push_back(make_substitution(rules, r, m, rw.labels));
+  });
   return out;
 }
 
