@@ -63,10 +63,14 @@ for ranks in 1 2 3; do
   base=$(mib peak_rss_bytes bounded$ranks.h5)
   paired=$(mib peak_rss_pair_bytes four$ranks.h5) peak=$(mib peak_rss_bytes four$ranks.h5)
   echo "$ranks ranks: 3 operators peak $base MiB; 4 operators $paired MiB after pairing, $peak MiB in all"
+  # Under AddressSanitizer (scripts/sanitize-tests.sh sets ASAN_OPTIONS) freed
+  # memory waits in its quarantine (256 MB), so the peak measures the sanitizer
+  # (721 MiB against 486 there); the bound is asserted in the release build.
+  [ -n "${ASAN_OPTIONS:-}" ] && continue
   [ "$paired" -le $((base + 24)) ] || fail "pairing 4 operators on $ranks ranks took $paired MiB (3: $base)"
   [ "$peak" -le $((base + 48)) ] || fail "4 operators on $ranks ranks peaked at $peak MiB (3: $base)"
 done
-echo "4 operators stay within 24 MiB of 3 through pairing and 48 MiB through the write, on 1, 2 and 3 ranks"
+[ -n "${ASAN_OPTIONS:-}" ] || echo "4 operators stay within 24 MiB of 3 through pairing and 48 MiB through the write, on 1, 2 and 3 ranks"
 
 for ranks in 1 2; do
   # Rank 0 dies abruptly in the middle of merging its runs, then during enumeration.
