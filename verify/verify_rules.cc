@@ -178,7 +178,9 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   // the earlier waves of its size), and share_results gives every rank the
   // same statuses, so every rank grows the same index whatever the rank count.
   for (const verify::Wave& wave : verify::undecided_waves(db.rules, order, wave_rules)) {
-    for (; indexed < wave.first_position; ++indexed)
+    // Without derivation nothing reads the index: not built (at 4 operators,
+    // compiling every proven rule on every rank for nothing).
+    for (; options.derive_first && indexed < wave.first_position; ++indexed)
       if (is_proven(db.rules[order[indexed]].status))
         for (DirectedRule& d : compile_rule(db.rules[order[indexed]], order[indexed]))
           proven.add(std::move(d));
