@@ -4,11 +4,14 @@
 # $ASAN_BUILD_DIR) and runs the unit, command-line and MPI tests and a short run
 # of every fuzz harness (label fuzz); scripts/sanitize_selection.py says which
 # tests are left out and why (Slurm, PyTorch, GPU, the papers' experiments, and
-# the few that take minutes at -O1 under the sanitizers).
-#   scripts/sanitize-tests.sh [CTEST_ARGS...]
+# the few that take minutes at -O1 under the sanitizers). With --all, every
+# test, those too (an hour or more on 2 cores; not for CI).
+#   scripts/sanitize-tests.sh [--all] [CTEST_ARGS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-deps.sh
+selection=
+if [ "${1:-}" = --all ]; then selection=--all; shift; fi
 build_dir=${ASAN_BUILD_DIR:-build-asan}
 CC=clang-14 CXX=clang++-14 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DSUPEROPT_FUZZ=ON >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
@@ -26,7 +29,7 @@ cd "$build_dir"
 tests=$(ctest --show-only=json-v1)
 status=0
 ASAN_OPTIONS=$checks ctest --output-on-failure -j "$(nproc)" \
-  -I "$(/usr/bin/python3 "$src/scripts/sanitize_selection.py" other <<<"$tests")" "$@" || status=1
+  -I "$(/usr/bin/python3 "$src/scripts/sanitize_selection.py" other $selection <<<"$tests")" "$@" || status=1
 ASAN_OPTIONS=$checks:detect_leaks=0 ctest --output-on-failure -j "$(nproc)" \
-  -I "$(/usr/bin/python3 "$src/scripts/sanitize_selection.py" mpi <<<"$tests")" "$@" || status=1
+  -I "$(/usr/bin/python3 "$src/scripts/sanitize_selection.py" mpi $selection <<<"$tests")" "$@" || status=1
 exit $status
