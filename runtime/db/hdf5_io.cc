@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,6 +59,56 @@ void Writer::column(hid_t group, const char* name, const std::vector<std::string
   for (const std::string& s : values) pointers.push_back(s.c_str());
   Handle t = string_type();
   column(group, name, t, t, values.size(), pointers.data(), description);
+}
+
+namespace {
+
+// Rows per chunk: about 1 MiB of padded text, so a chunk compresses well and
+// a reader needs only that much at a time.
+size_t chunk_rows(size_t n, size_t width) {
+  return std::clamp<size_t>((size_t{1} << 20) / width, 1, n);
+}
+
+bool worth_padding(const std::vector<std::string>& values, size_t width) {
+  size_t text_bytes = 0;
+  for (const std::string& v : values) {
+    if (v.find('\0') != std::string::npos) return false;
+    text_bytes += v.size();
+  }
+  return values.size() * width <= std::max<size_t>(4 * text_bytes, size_t{1} << 20) &&
+         H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0;
+}
+
+}  // namespace
+
+void Writer::compressed_column(hid_t group, const char* name, const std::vector<std::string>& values,
+                               const std::string& description) const {
+  size_t width = 1;
+  for (const std::string& v : values) width = std::max(width, v.size());
+  size_t n = values.size();
+  if (n == 0 || !worth_padding(values, width)) return column(group, name, values, description);
+  Handle type = check(H5Tcopy(H5T_C_S1), name);
+  check(H5Tset_size(type, width), name);
+  check(H5Tset_strpad(type, H5T_STR_NULLPAD), name);
+  check(H5Tset_cset(type, H5T_CSET_UTF8), name);
+  hsize_t dims[1] = {n}, chunk[1] = {chunk_rows(n, width)};
+  Handle space = check(H5Screate_simple(1, dims, nullptr), name);
+  Handle props = check(H5Pcreate(H5P_DATASET_CREATE), name);
+  check(H5Pset_chunk(props, 1, chunk), name);
+  // Level 4: the 4-operator graphs' text 20x smaller in 2.7 s; 6 is 28x in 5.4 s.
+  check(H5Pset_deflate(props, 4), name);
+  Handle set = check(H5Dcreate2(group, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT), name);
+  // Chunk by chunk, so the padded text is never all in memory at once.
+  std::vector<char> buffer;
+  for (hsize_t first = 0; first < n; first += chunk[0]) {
+    hsize_t rows[1] = {std::min<hsize_t>(chunk[0], n - first)}, start[1] = {first};
+    buffer.assign(rows[0] * width, '\0');
+    for (hsize_t i = 0; i < rows[0]; ++i) values[first + i].copy(&buffer[i * width], width);
+    Handle memory = check(H5Screate_simple(1, rows, nullptr), name);
+    check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, rows, nullptr), name);
+    check(H5Dwrite(set, type, memory, space, H5P_DEFAULT, buffer.data()), name);
+  }
+  attribute(set, "description", description);
 }
 
 // The file is built in memory (HDF5's core driver without a backing store), so
@@ -169,14 +220,35 @@ std::vector<std::string> Reader::strings(const Item& item) const {
     for (size_t i = 0; i < n; ++i)
       if (pointers[i]) out[i] = pointers[i], H5free_memory(pointers[i]);
     if (status < 0) fail("cannot read " + item.name + ": " + error_reason());
-  } else {  // fixed-length strings, as numpy's bytes arrays are stored
-    size_t size = H5Tget_size(type);
-    Handle mem(H5Tcopy(type));
-    std::vector<char> buf(n * size);
-    if (item.read(mem, buf.data()) < 0) fail("cannot read " + item.name + ": " + error_reason());
-    for (size_t i = 0; i < n; ++i) out[i].assign(&buf[i * size], strnlen(&buf[i * size], size));
+  } else {  // fixed-length strings: compressed_column's, or numpy's bytes arrays
+    fixed_strings(item, type, out);
   }
   return out;
+}
+
+// A block at a time (about 16 MiB of padded text), not n x width at once.
+void Reader::fixed_strings(const Item& item, hid_t type, std::vector<std::string>& out) const {
+  size_t size = H5Tget_size(type), n = out.size();
+  Handle mem(H5Tcopy(type));
+  if (item.attribute) {
+    std::vector<char> buf(size);
+    if (item.read(mem, buf.data()) < 0) fail("cannot read " + item.name + ": " + error_reason());
+    out[0].assign(buf.data(), strnlen(buf.data(), size));
+    return;
+  }
+  Handle space = item.space();
+  hsize_t block = std::max<size_t>(1, (size_t{16} << 20) / std::max<size_t>(size, 1));
+  std::vector<char> buf;
+  for (hsize_t first = 0; first < n; first += block) {
+    hsize_t rows[1] = {std::min<hsize_t>(block, n - first)}, start[1] = {first};
+    buf.resize(rows[0] * size);
+    Handle memory(H5Screate_simple(1, rows, nullptr));
+    if (!memory.valid() || H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, rows, nullptr) < 0 ||
+        H5Dread(item.id, mem, memory, space, H5P_DEFAULT, buf.data()) < 0)
+      fail("cannot read " + item.name + ": " + error_reason());
+    for (hsize_t i = 0; i < rows[0]; ++i)
+      out[first + i].assign(&buf[i * size], strnlen(&buf[i * size], size));
+  }
 }
 
 void Reader::expect_length(const Item& item, size_t got, const std::string& other, size_t expected) const {

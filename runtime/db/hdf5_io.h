@@ -39,6 +39,13 @@ class Writer {
               const std::string& description) const;
   void column(hid_t group, const char* name, const std::vector<std::string>& values,
               const std::string& description) const;
+  // Strings for many elements of similar text (rule graphs: about 20x smaller):
+  // fixed-length, NUL-padded to the longest, in deflated chunks; readers see
+  // strings as with column() (h5py: bytes). Variable-length strings instead
+  // when padding would cost over 4x the text, a value holds a NUL, or this
+  // HDF5 lacks deflate.
+  void compressed_column(hid_t group, const char* name, const std::vector<std::string>& values,
+                         const std::string& description) const;
 
  private:
   const std::string& path_;
@@ -102,6 +109,8 @@ class Reader {
   void expect_length(const Item& item, size_t got, const std::string& other, size_t expected) const;
 
  private:
+  void fixed_strings(const Item& item, hid_t type, std::vector<std::string>& out) const;
+
   const std::string& path_;
   Handle file_;
 };

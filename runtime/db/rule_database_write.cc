@@ -83,7 +83,7 @@ void write_rules(const Writer& w, RuleColumns& c) {
   Handle rules = w.group("rules");
   size_t n = c.source.size();
   auto strings = [&](const Column& col, std::vector<std::string>& values) {
-    w.column(rules, col.name, values, col.description);
+    w.compressed_column(rules, col.name, values, col.description);
     std::vector<std::string>().swap(values);
   };
   auto numbers = [&](const Column& col, hid_t file_type, hid_t memory_type, const void* data) {
