@@ -59,7 +59,9 @@ RuleVerdict decide(verify::RuleVerifier& verifier, const Rule& rule) {
   try {
     return verifier.verify(rule);
   } catch (const Error& e) {
-    return RuleVerdict{RuleStatus::unknown, 0, 0, std::string("cannot be encoded: ") + e.what()};
+    RuleVerdict verdict;
+    verdict.note = std::string("cannot be encoded: ") + e.what();
+    return verdict;
   }
 }
 
