@@ -125,12 +125,26 @@ TEST_CASE("an axiom whose shapes never fit is not reported as passed", "[verify_
   CHECK_THAT(v.note, Contains("no assignment applies"));
 }
 
+TEST_CASE("a group count written 2*g doubles the variable: wrong doublings are caught", "[verify_axioms]") {
+  const Axiom ax = one_axiom(
+      "# wrong: 2g groups over two copies of a g-group input read other blocks for g > 1\n"
+      "axiom double_repeated: forall g:dim x:[n,e,h,m] y:[o,d,kh,kw] kh:ksize kw:ksize.\n"
+      "    conv2d[groups=2*g](concat[axis=1](x, x), y) = conv2d[groups=g](x, y)\n");
+  CHECK(term_str(ax.lhs).find("2*g") != std::string::npos);
+  // Groups 4 need 4 output channels: at sizes up to 3 only g = 1 applies, where it holds.
+  CHECK(validate(ax, 3).result == AxiomResult::passed);
+  AxiomValidation v = validate(ax, 4);
+  CHECK(v.result == AxiomResult::failed);
+  CHECK_THAT(v.note, Contains("g=2"));
+}
+
 TEST_CASE("the redundancy check flags an axiom stated twice", "[verify_axioms]") {
   AxiomSet set = parse_axioms(
       "# ewadd is commutative.\n"
       "axiom ewadd_comm: forall x:[a,b] y:[a,b]. ewadd(x, y) = ewadd(y, x)\n\n"
       "# relu and transpose commute.\n"
-      "axiom relu_transpose: forall x:[a,b]. relu(transpose[perm=[1,0]](x)) = transpose[perm=[1,0]](relu(x))\n\n"
+      "axiom relu_transpose: forall x:[a,b]. relu(transpose[perm=[1,0]](x)) = "
+      "transpose[perm=[1,0]](relu(x))\n\n"
       "# ewadd is commutative, under another name.\n"
       "axiom add_comm: forall p:[a,b] q:[a,b]. ewadd(q, p) = ewadd(p, q)\n",
       "test.ax");

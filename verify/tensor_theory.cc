@@ -62,8 +62,15 @@ std::pair<z3::expr, bool> TensorTheory::term(const Term& t, const std::map<std::
                                              const std::map<std::string, bool>& one_element_vars) {
   if (t.is_var()) return {bound.at(t.var), one_element_vars.at(t.var)};
   z3::expr_vector ints(ctx_), args(ctx_);
-  for (const IntAtom& a : t.params)
-    ints.push_back(a.is_var() ? bound.at(a.var) : ctx_.int_val(static_cast<int64_t>(a.value)));
+  for (const IntAtom& a : t.params) {
+    if (!a.is_var())
+      ints.push_back(ctx_.int_val(static_cast<int64_t>(a.value)));
+    else if (a.factor == 1)
+      ints.push_back(bound.at(a.var));
+    else  // `2*g`: Z3 picks a trigger without arithmetic (the other side), and
+          // simplifies an instance's 2*4 to the 8 of a rule's convolution.
+      ints.push_back(ctx_.int_val(static_cast<int64_t>(a.factor)) * bound.at(a.var));
+  }
   std::vector<bool> one_element;
   for (const Term& arg : t.args) {
     auto [e, one] = term(arg, bound, one_element_vars);
