@@ -194,4 +194,11 @@ TEST_CASE("axiom files: errors name the file and line", "[verify_axioms]") {
              Contains("f.ax:5: unknown variable kind 'speed'"));
   CHECK_THAT(error_of(ok + "# again\naxiom ok: forall x:[a,b]. x = x\n"),
              Contains("f.ax:5: axiom ok is defined twice"));
+  // A multiple is a literal times a dimension variable, nothing else.
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[2*3,b]. relu(x) = x\n"),
+             Contains("f.ax:5: expected a dimension, got '3'"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall s:stride x:[2*s,b]. relu(x) = x\n"),
+             Contains("f.ax:5: s is a stride, not a dimension"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[a*2,b]. relu(x) = x\n"),
+             Contains("f.ax:5: expected ',', got '*'"));
 }
