@@ -125,12 +125,39 @@ TEST_CASE("an axiom whose shapes never fit is not reported as passed", "[verify_
   CHECK_THAT(v.note, Contains("no assignment applies"));
 }
 
+TEST_CASE("a group count written 2*g doubles the variable: wrong doublings are caught", "[verify_axioms]") {
+  const Axiom ax = one_axiom(
+      "# wrong: 2g groups over two copies of a g-group input read other blocks for g > 1\n"
+      "axiom double_repeated: forall g:dim x:[n,e,h,m] y:[o,d,kh,kw] kh:ksize kw:ksize.\n"
+      "    conv2d[groups=2*g](concat[axis=1](x, x), y) = conv2d[groups=g](x, y)\n");
+  CHECK(term_str(ax.lhs).find("2*g") != std::string::npos);
+  // Groups 4 need 4 output channels: at sizes up to 3 only g = 1 applies, where it holds.
+  CHECK(validate(ax, 3).result == AxiomResult::passed);
+  AxiomValidation v = validate(ax, 4);
+  CHECK(v.result == AxiomResult::failed);
+  CHECK_THAT(v.note, Contains("g=2"));
+}
+
+TEST_CASE("an axiom with 2*g is triggered by its other side, whole: no matching loop", "[verify_axioms]") {
+  // merge_groups_double_concat triggered by merge_groups[g, f](x) alone would
+  // match its own instance merge_groups[2g, 2f](concat(x, x)) without end, and
+  // the redundancy check of the other merge_groups axioms ran out of its rlimit.
+  const AxiomSet set = read_axiom_file(kTasoAxioms);
+  z3::context ctx;
+  for (size_t i = 0; i < set.axioms.size(); ++i) {
+    if (set.axioms[i].name.rfind("merge_groups", 0) != 0) continue;
+    INFO(set.axioms[i].name);
+    CHECK(check_redundancy(ctx, set, i, 10000, 200000).result == Redundancy::independent);
+  }
+}
+
 TEST_CASE("the redundancy check flags an axiom stated twice", "[verify_axioms]") {
   AxiomSet set = parse_axioms(
       "# ewadd is commutative.\n"
       "axiom ewadd_comm: forall x:[a,b] y:[a,b]. ewadd(x, y) = ewadd(y, x)\n\n"
       "# relu and transpose commute.\n"
-      "axiom relu_transpose: forall x:[a,b]. relu(transpose[perm=[1,0]](x)) = transpose[perm=[1,0]](relu(x))\n\n"
+      "axiom relu_transpose: forall x:[a,b]. relu(transpose[perm=[1,0]](x)) = "
+      "transpose[perm=[1,0]](relu(x))\n\n"
       "# ewadd is commutative, under another name.\n"
       "axiom add_comm: forall p:[a,b] q:[a,b]. ewadd(q, p) = ewadd(p, q)\n",
       "test.ax");
@@ -167,4 +194,11 @@ TEST_CASE("axiom files: errors name the file and line", "[verify_axioms]") {
              Contains("f.ax:5: unknown variable kind 'speed'"));
   CHECK_THAT(error_of(ok + "# again\naxiom ok: forall x:[a,b]. x = x\n"),
              Contains("f.ax:5: axiom ok is defined twice"));
+  // A multiple is a literal times a dimension variable, nothing else.
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[2*3,b]. relu(x) = x\n"),
+             Contains("f.ax:5: expected a dimension, got '3'"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall s:stride x:[2*s,b]. relu(x) = x\n"),
+             Contains("f.ax:5: s is a stride, not a dimension"));
+  CHECK_THAT(error_of(ok + "# c\naxiom a: forall x:[a*2,b]. relu(x) = x\n"),
+             Contains("f.ax:5: expected ',', got '*'"));
 }

@@ -2,6 +2,7 @@
 // Grammar (see verify/axioms/README.md):
 //   entry   := comment-lines "axiom" NAME [ "unless" OP ] ":" "forall" binder+ "." term "=" term
 //   binder  := NAME ":" "[" atom,* "]"  (a tensor with its shape)  |  NAME ":" KIND
+//   atom    := NAME | NUMBER | NUMBER "*" NAME  (a dimension; also groups= and into=)
 //   term    := NAME [ "[" key "=" value,* "]" ] [ "(" term,* ")" ]
 // An entry continues on lines that start with white space.
 #include "verify/axiom_set.h"
@@ -48,7 +49,7 @@ std::vector<Token> tokenize(std::string_view text, int first_line, const std::st
       while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
       tokens.push_back({Token::number, std::string(text.substr(i, j - i)), line});
       i = j;
-    } else if (std::string_view("[](),:.=").find(c) != std::string_view::npos) {
+    } else if (std::string_view("[](),:.=*").find(c) != std::string_view::npos) {
       tokens.push_back({Token::punct, std::string(1, c), line});
       ++i;
     } else {
@@ -129,12 +130,16 @@ class EntryParser {
     declared_.insert(name);
   }
 
-  // A dimension: a literal size or a variable (bound as a dimension on first use).
+  // A dimension: a literal size, a variable (bound as a dimension on first
+  // use), or a literal multiple of one (`2*g`).
   IntAtom dim_atom() {
+    int64_t factor = 1;
     if (peek().kind == Token::number) {
       int64_t v = take_number();
       if (v < 1) fail("a dimension must be positive");
-      return {"", v};
+      if (!is("*")) return {"", v};
+      expect("*");
+      factor = v;
     }
     std::string name = take_name("a dimension");
     auto it = vars_.find(name);
@@ -144,7 +149,7 @@ class EntryParser {
     } else if (it->second != VarKind::dim && it->second != VarKind::ksize) {
       fail(name + " is a " + std::string(var_kind_name(it->second)) + ", not a dimension");
     }
-    return {name, 0};
+    return {name, 0, factor};
   }
 
   std::vector<IntAtom> dim_list() {
@@ -388,6 +393,11 @@ bool starts_entry(std::string_view line) {
 
 }  // namespace
 
+std::string IntAtom::str() const {
+  if (!is_var()) return std::to_string(value);
+  return factor == 1 ? var : std::to_string(factor) + "*" + var;
+}
+
 std::string_view var_kind_name(VarKind k) {
   return kKindNames[static_cast<int>(k)];
 }
@@ -489,8 +499,7 @@ std::string term_str(const Term& t) {
   if (t.op == OpType::split) s = "split" + std::to_string(t.port);
   if (!t.params.empty()) {
     s += "[";
-    for (size_t i = 0; i < t.params.size(); ++i)
-      s += (i ? "," : "") + (t.params[i].is_var() ? t.params[i].var : std::to_string(t.params[i].value));
+    for (size_t i = 0; i < t.params.size(); ++i) s += (i ? "," : "") + t.params[i].str();
     s += "]";
   }
   if (!t.args.empty()) {

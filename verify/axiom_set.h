@@ -14,11 +14,16 @@
 namespace superopt::verify {
 
 // An integer in an operator's encoded parameters (param_ints.h): a literal or
-// a variable bound by the axiom ("s.h" for the height of stride variable s).
+// a variable bound by the axiom ("s.h" for the height of stride variable s),
+// times a literal factor (`2*g`: group counts of stacked convolutions double,
+// and the language has no other arithmetic).
 struct IntAtom {
   std::string var;  // empty: a literal
   int64_t value = 0;
+  int64_t factor = 1;  // a variable's multiplier
   bool is_var() const { return !var.empty(); }
+  // The text as written in an axiom file: "2*g", "g", "3".
+  std::string str() const;
 };
 
 // What a parameter variable ranges over. `ksize` variables are dimensions

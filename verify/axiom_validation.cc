@@ -78,7 +78,7 @@ Assignment decode(const std::vector<Choice>& choices, int64_t index) {
 }
 
 int64_t atom_value(const IntAtom& atom, const Assignment& a) {
-  return atom.is_var() ? a.at(atom.var) : atom.value;
+  return atom.is_var() ? atom.factor * a.at(atom.var) : atom.value;
 }
 
 Shape tensor_shape(const TensorVar& t, const Assignment& a) {

@@ -2,6 +2,7 @@
 #include "verify/tensor_theory.h"
 
 #include <algorithm>
+#include <set>
 
 #include "runtime/core/error.h"
 #include "verify/param_ints.h"
@@ -62,8 +63,15 @@ std::pair<z3::expr, bool> TensorTheory::term(const Term& t, const std::map<std::
                                              const std::map<std::string, bool>& one_element_vars) {
   if (t.is_var()) return {bound.at(t.var), one_element_vars.at(t.var)};
   z3::expr_vector ints(ctx_), args(ctx_);
-  for (const IntAtom& a : t.params)
-    ints.push_back(a.is_var() ? bound.at(a.var) : ctx_.int_val(static_cast<int64_t>(a.value)));
+  for (const IntAtom& a : t.params) {
+    if (!a.is_var())
+      ints.push_back(ctx_.int_val(static_cast<int64_t>(a.value)));
+    else if (a.factor == 1)
+      ints.push_back(bound.at(a.var));
+    else  // `2*g`: triggered by the other side (whole_side_trigger); Z3
+          // simplifies an instance's 2*4 to the 8 of a rule's convolution.
+      ints.push_back(ctx_.int_val(static_cast<int64_t>(a.factor)) * bound.at(a.var));
+  }
   std::vector<bool> one_element;
   for (const Term& arg : t.args) {
     auto [e, one] = term(arg, bound, one_element_vars);
@@ -100,9 +108,39 @@ std::map<std::string, bool> one_element_vars(const Axiom& ax) {
   return one;
 }
 
+// Every variable a term reads: its tensors and its parameters' variables.
+void collect_vars(const Term& t, std::set<std::string>& names) {
+  if (t.is_var()) names.insert(t.var);
+  for (const IntAtom& a : t.params)
+    if (a.is_var()) names.insert(a.var);
+  for (const Term& arg : t.args) collect_vars(arg, names);
+}
+
+bool has_multiple(const Term& t) {
+  return std::any_of(t.params.begin(), t.params.end(), [](const IntAtom& a) { return a.factor != 1; }) ||
+         std::any_of(t.args.begin(), t.args.end(), has_multiple);
+}
+
+// The side of an axiom with a multiple (`2*g`) that must trigger it: the other
+// side, whole, when it reads every variable. Z3 would otherwise pick a subterm
+// without arithmetic, such as merge_groups[g, f](x) alone in
+// merge_groups_double_concat, whose instance merge_groups[2g, 2f](concat(x, x))
+// matches it again, without end.
+const Term* whole_side_trigger(const Axiom& ax) {
+  const bool left = has_multiple(ax.lhs), right = has_multiple(ax.rhs);
+  if (left == right) return nullptr;
+  const Term& side = left ? ax.rhs : ax.lhs;
+  std::set<std::string> all, on_side;
+  collect_vars(ax.lhs, all);
+  collect_vars(ax.rhs, all);
+  collect_vars(side, on_side);
+  return all == on_side ? &side : nullptr;
+}
+
 }  // namespace
 
 z3::expr TensorTheory::axiom(const Axiom& ax) {
+  if (const Term* trigger = whole_side_trigger(ax)) return triggered_axiom(ax, *trigger);
   std::map<std::string, z3::expr> bound;
   z3::expr_vector vars(ctx_);
   for (const std::string& name : int_var_names(ax)) {
@@ -117,6 +155,27 @@ z3::expr TensorTheory::axiom(const Axiom& ax) {
   }
   const auto one = one_element_vars(ax);
   return z3::forall(vars, term(ax.lhs, bound, one).first == term(ax.rhs, bound, one).first);
+}
+
+z3::expr TensorTheory::triggered_axiom(const Axiom& ax, const Term& trigger) {
+  std::set<std::string> used;
+  collect_vars(trigger, used);
+  std::map<std::string, z3::expr> bound;
+  std::vector<Z3_app> vars;
+  auto bind = [&](const std::string& name, const z3::expr& v) {
+    bound.emplace(name, v);
+    if (used.count(name)) vars.push_back(Z3_to_app(ctx_, v));
+  };
+  for (const std::string& name : int_var_names(ax)) bind(name, ctx_.int_const(name.c_str()));
+  for (const TensorVar& tv : ax.tensors) bind(tv.name, ctx_.constant(tv.name.c_str(), tensor_));
+  const auto one = one_element_vars(ax);
+  const z3::expr body = term(ax.lhs, bound, one).first == term(ax.rhs, bound, one).first;
+  const z3::expr pattern_term = term(trigger, bound, one).first;
+  Z3_ast pattern_ast = pattern_term;
+  Z3_pattern pattern = Z3_mk_pattern(ctx_, 1, &pattern_ast);
+  Z3_ast q = Z3_mk_forall_const(ctx_, 0, static_cast<unsigned>(vars.size()), vars.data(), 1, &pattern, body);
+  ctx_.check_error();
+  return z3::expr(ctx_, q);
 }
 
 z3::expr TensorTheory::axiom_instance(const Axiom& ax, const std::string& suffix) {
