@@ -57,6 +57,7 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables) {
   if (!order) throw Error("rule side has a cycle");
   Pattern p;
   p.variable_names = std::move(variables);
+  p.nodes.reserve(side.num_nodes());  // exact: an index holds a million patterns
   std::vector<int> index(side.num_nodes(), -1);
   for (NodeId id : *order) {
     const Node& n = side.node(id);
@@ -70,6 +71,7 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables) {
       pn.kind = is_constant(n.op) ? PatternKind::constant : PatternKind::op;
       p.num_operators += pn.kind == PatternKind::op;
     }
+    pn.inputs.reserve(n.inputs().size());
     for (TensorRef t : n.inputs()) pn.inputs.push_back({index[t.node], t.port});
     record_shape_facts(side, n, pn);
     index[id] = static_cast<int>(p.nodes.size());
