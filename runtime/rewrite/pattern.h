@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/fixed_vector.h"
 #include "runtime/core/graph.h"
 #include "runtime/rewrite/shape_facts.h"
 
@@ -31,8 +32,8 @@ struct PatternNode {
   int variable = -1;  // variables: index into Pattern::variable_names
   // The shapes the rule was found at, per output: constants re-derive their
   // shapes from them, and the verifier draws the family from them.
-  std::vector<Shape> rule_shapes;
-  ShapeFacts facts;  // what a model's node must fit (shape_facts.h)
+  FixedVector<Shape, kMaxOutputs> rule_shapes;  // inline: an index holds millions
+  ShapeFacts facts;                             // what a model's node must fit (shape_facts.h)
 };
 
 struct Pattern {
