@@ -1,13 +1,8 @@
-// The process-wide table behind TensorDesc's split-tree id; append-only and
-// thread-safe, as the symbol table is.
+// The process-wide table behind TensorDesc's split-tree id (intern_table.h).
 #include "runtime/core/split_tree_table.h"
 
-#include <deque>
-#include <mutex>
-#include <unordered_map>
-
-#include "runtime/core/error.h"
 #include "runtime/core/hashing.h"
+#include "runtime/core/intern_table.h"
 
 namespace superopt {
 namespace {
@@ -23,14 +18,10 @@ struct TreesHash {
   }
 };
 
-struct SplitTreeTable {
-  std::mutex mutex;
-  std::deque<SplitTrees> trees{SplitTrees{}};  // deque: references stay valid
-  std::unordered_map<SplitTrees, uint32_t, TreesHash> ids;
-};
+using SplitTreeTable = InternTable<SplitTrees, TreesHash, std::equal_to<SplitTrees>>;
 
 SplitTreeTable& table() {
-  static SplitTreeTable* t = new SplitTreeTable;  // never destroyed: used during exit
+  static SplitTreeTable* t = new SplitTreeTable(SplitTrees{});  // never destroyed: used during exit
   return *t;
 }
 
@@ -45,29 +36,15 @@ bool all_empty(const SplitTrees& trees) {
 }  // namespace
 
 uint32_t intern_split_trees(const SplitTrees& trees) {
-  if (all_empty(trees)) return 0;  // the common case takes no lock
-  SplitTreeTable& t = table();
-  std::lock_guard lock(t.mutex);
-  auto it = t.ids.find(trees);
-  if (it != t.ids.end()) return it->second;
-  if (t.trees.size() > UINT32_MAX - 1) throw Error("more distinct split trees than a 32-bit id can name");
-  auto id = static_cast<uint32_t>(t.trees.size());
-  t.trees.push_back(trees);
-  t.ids.emplace(trees, id);
-  return id;
+  return all_empty(trees) ? 0 : table().intern(trees);  // the common case takes no lock
 }
 
 const SplitTrees& split_trees(uint32_t id) {
-  if (id == 0) return kNoTrees;
-  SplitTreeTable& t = table();
-  std::lock_guard lock(t.mutex);
-  return t.trees[id];
+  return id == 0 ? kNoTrees : table().at(id);
 }
 
 size_t num_interned_split_trees() {
-  SplitTreeTable& t = table();
-  std::lock_guard lock(t.mutex);
-  return t.trees.size() - 1;
+  return table().size() - 1;
 }
 
 }  // namespace superopt

@@ -27,7 +27,11 @@ enum class PatternKind : uint8_t { variable, constant, op };
 struct PatternNode {
   PatternKind kind = PatternKind::op;
   OpType op = OpType::input;
-  OpParams params;
+  // Interned: a pattern node's parameters are one of few (the operator set's
+  // variants and the sources' shapes), and inline they were half its size.
+  uint32_t params_id = 0;
+  const OpParams& params() const;
+  void set_params(const OpParams& params);
   std::vector<PatternTensor> inputs;
   int variable = -1;  // variables: index into Pattern::variable_names
   // The shapes the rule was found at, per output: constants re-derive their
