@@ -1,11 +1,13 @@
-// Split trees kept out of line (split_tree_table.h): interned ids compare as the
-// trees do, split/concat round trip through them, and a node stays small.
+// Split trees kept out of line (split_tree_table.h, over intern_table.h): interned
+// ids compare as the trees do, split/concat round trip through them, and a node
+// stays small.
 #include <catch2/catch.hpp>
 
 #include <thread>
 #include <vector>
 
 #include "runtime/core/graph.h"
+#include "runtime/core/intern_table.h"
 #include "runtime/core/operator_registry.h"
 
 using namespace superopt;
@@ -92,4 +94,17 @@ TEST_CASE("split trees interned from several threads get one id per array", "[co
   for (std::thread& th : threads) th.join();
   for (int t = 1; t < 4; ++t) REQUIRE(ids[t] == ids[0]);
   REQUIRE(ids[0] != 0);
+}
+
+TEST_CASE("the intern table gives one id per value and keeps values across its chunks", "[core]") {
+  InternTable<int64_t, std::hash<int64_t>, std::equal_to<int64_t>> table(-1);
+  std::vector<uint32_t> ids;
+  for (int64_t v = 0; v < 5000; ++v) ids.push_back(table.intern(v * 7));
+  REQUIRE(table.size() == 5001);
+  for (int64_t v = 0; v < 5000; ++v) {
+    REQUIRE(ids[v] == uint32_t(v + 1));
+    REQUIRE(table.at(ids[v]) == v * 7);
+    REQUIRE(table.intern(v * 7) == ids[v]);
+  }
+  REQUIRE(table.at(0) == -1);
 }
