@@ -48,8 +48,10 @@ TEST_CASE("descriptors without split trees carry id 0", "[core]") {
   REQUIRE(a.splits_id == 0);
   REQUIRE_FALSE(a.has_splits());
   REQUIRE(a.split(0).empty());
+  const size_t interned = num_interned_split_trees();
   a.set_split(1, SplitTree{});  // an empty tree on an empty descriptor interns nothing
   REQUIRE(a.splits_id == 0);
+  REQUIRE(num_interned_split_trees() == interned);
 }
 
 TEST_CASE("equal split trees give equal descriptors, different ones differ", "[core]") {
