@@ -35,7 +35,7 @@ uint64_t desc_hash(const TensorDesc& d) {
   uint64_t h = static_cast<uint64_t>(d.shape.rank());
   for (int i = 0; i < d.shape.rank(); ++i) {
     h = hash_combine(h, static_cast<uint64_t>(d.shape[i]));
-    const SplitTree& t = d.splits[i];
+    const SplitTree& t = d.split(i);
     for (int k = 0; k < t.count(); ++k) h = hash_combine(h, static_cast<uint64_t>(t.point(k)) + 1);
     h = hash_combine(h, 0);
   }

@@ -24,7 +24,7 @@ bool values_known(const Graph& g, NodeId id, std::vector<char>& known, std::vect
 // the consumers' stored shapes would go stale and the split would lose its point.
 bool has_split_trees(const TensorDesc& d) {
   for (int i = 0; i < d.shape.rank(); ++i)
-    if (!d.splits[i].empty()) return true;
+    if (!d.split(i).empty()) return true;
   return false;
 }
 

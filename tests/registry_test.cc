@@ -167,7 +167,7 @@ TEST_CASE("concat and split follow TASO's split trees", "[registry]") {
   TensorDesc a = desc({2, 4}), b = desc({3, 4}), c = desc({5, 4});
   TensorDesc ab = infer(OpType::concat, {a, b}, axis(0))[0];
   REQUIRE(ab.shape == Shape{5, 4});
-  REQUIRE(ab.splits[0].split_point() == 2);
+  REQUIRE(ab.split(0).split_point() == 2);
 
   // concat(concat(a, b), c) splits back at the most recent point first.
   TensorDesc abc = infer(OpType::concat, {ab, c}, axis(0))[0];

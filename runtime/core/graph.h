@@ -53,6 +53,9 @@ class Graph {
     return add(op, std::span<const TensorRef>(inputs.begin(), inputs.size()), params, name);
   }
   void add_output(TensorRef t);
+  // Room for this many nodes, so that a graph built at its final size holds no
+  // spare capacity (a rule database holds millions of small graphs).
+  void reserve(int num_nodes) { nodes_.reserve(static_cast<size_t>(num_nodes)); }
 
   // Reading.
   int num_nodes() const { return static_cast<int>(nodes_.size()); }

@@ -20,8 +20,8 @@ void infer_pad(const OpParams& p, std::span<const TensorDesc* const> in, TensorD
     fail(OpType::pad, in, "result too large");
   out.shape.set(x.rank() - 2, h);
   out.shape.set(x.rank() - 1, w);
-  if (p.pads[0] || p.pads[1]) out.splits[x.rank() - 2] = SplitTree{};
-  if (p.pads[2] || p.pads[3]) out.splits[x.rank() - 1] = SplitTree{};
+  if (p.pads[0] || p.pads[1]) out.set_split(x.rank() - 2, SplitTree{});
+  if (p.pads[2] || p.pads[3]) out.set_split(x.rank() - 1, SplitTree{});
 }
 
 void infer_slice(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
@@ -35,7 +35,7 @@ void infer_slice(const OpParams& p, std::span<const TensorDesc* const> in, Tenso
              std::to_string(p.axis));
   out = *in[0];
   out.shape.set(p.axis, p.end - p.begin);
-  out.splits[p.axis] = SplitTree{};
+  out.set_split(p.axis, SplitTree{});
 }
 
 void infer_reduce_mean(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
@@ -46,7 +46,7 @@ void infer_reduce_mean(const OpParams& p, std::span<const TensorDesc* const> in,
   for (int i = 0; i < x.rank(); ++i)
     if (p.axes & (1u << i)) {
       out.shape.set(i, 1);
-      out.splits[i] = SplitTree{};
+      out.set_split(i, SplitTree{});
     }
 }
 

@@ -102,17 +102,19 @@ void infer_broadcast(OpType op, std::span<const TensorDesc* const> in, TensorDes
   const Shape &a = in[0]->shape, &b = in[1]->shape;
   int rank = std::max(a.rank(), b.rank());
   Shape s;
+  SplitTrees trees{};
   for (int i = 0; i < rank; ++i) s.push_back(1);
   for (int i = 0; i < rank; ++i) {
     int ia = i - (rank - a.rank()), ib = i - (rank - b.rank());
     int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
     if (da != db && da != 1 && db != 1) fail(op, in, "shapes do not broadcast");
     s.set(i, std::max(da, db));
-    const SplitTree& ta = ia >= 0 ? in[0]->splits[ia] : kNoSplits;
-    const SplitTree& tb = ib >= 0 ? in[1]->splits[ib] : kNoSplits;
-    out.splits[i] = merge_tree(ta, da != s[i] || ia < 0, tb, db != s[i] || ib < 0);
+    const SplitTree& ta = ia >= 0 ? in[0]->split(ia) : kNoSplits;
+    const SplitTree& tb = ib >= 0 ? in[1]->split(ib) : kNoSplits;
+    trees[i] = merge_tree(ta, da != s[i] || ia < 0, tb, db != s[i] || ib < 0);
   }
   out.shape = s;
+  out.set_splits(trees);
 }
 
 void require_rank(OpType op, std::span<const TensorDesc* const> in, int index, int rank) {
@@ -159,10 +161,12 @@ void infer_transpose(const OpParams& p, std::span<const TensorDesc* const> in, T
       fail(OpType::transpose, in, "perm is not a permutation of the input's dimensions");
     seen[perm[i]] = true;
   }
+  SplitTrees trees{};
   for (int i = 0; i < rank; ++i) {
     out.shape.push_back(s[perm[i]]);
-    out.splits[i] = in[0]->splits[perm[i]];
+    trees[i] = in[0]->split(perm[i]);
   }
+  out.set_splits(trees);
 }
 
 void infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out) {
@@ -173,16 +177,18 @@ void infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out) {
   const TensorDesc& batch = ra >= rb ? a : b;
   if (ra != rb && std::min(ra, rb) != 2)
     fail(OpType::matmul, in, "batch dimensions differ (one input may be a plain matrix)");
+  SplitTrees trees{};
   for (int i = 0; i + 2 < batch.shape.rank(); ++i) {
     if (ra == rb && a.shape[i] != b.shape[i]) fail(OpType::matmul, in, "batch dimensions differ");
     out.shape.push_back(batch.shape[i]);
-    out.splits[i] = (ra == rb && a.splits[i] != b.splits[i]) ? kNoSplits : batch.splits[i];
+    trees[i] = (ra == rb && a.split(i) != b.split(i)) ? kNoSplits : batch.split(i);
   }
   int r = out.shape.rank();
   out.shape.push_back(a.shape.back(1));
   out.shape.push_back(b.shape.back(0));
-  out.splits[r] = a.splits[ra - 2];
-  out.splits[r + 1] = b.splits[rb - 1];
+  trees[r] = a.split(ra - 2);
+  trees[r + 1] = b.split(rb - 1);
+  out.set_splits(trees);
 }
 
 void check_stride(OpType op, const OpParams& p, std::span<const TensorDesc* const> in) {
@@ -208,8 +214,7 @@ void infer_conv2d(const OpParams& p, std::span<const TensorDesc* const> in, Tens
     fail(op, in, "kernel larger than the input with valid padding");
   out.shape = Shape{x[0], w[0], window(x[2], w[2], p.stride_h, p.padding).out,
                     window(x[3], w[3], p.stride_w, p.padding).out};
-  out.splits[0] = in[0]->splits[0];
-  out.splits[1] = in[1]->splits[0];
+  out.set_splits({in[0]->split(0), in[1]->split(0)});
 }
 
 void infer_enlarge(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
@@ -225,8 +230,7 @@ void infer_enlarge(const OpParams& p, std::span<const TensorDesc* const> in, Ten
          "kernel cannot be centred in " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
              " (sizes differ by an odd amount)");
   out.shape = Shape{w[0], w[1], p.kernel_h, p.kernel_w};
-  out.splits[0] = in[0]->splits[0];
-  out.splits[1] = in[0]->splits[1];
+  out.set_splits({in[0]->split(0), in[0]->split(1)});
 }
 
 // The block placement depends on the kernel's groups, which only the convolution
@@ -245,7 +249,7 @@ void infer_merge_groups(const OpParams& p, std::span<const TensorDesc* const> in
          "output channels " + std::to_string(w[0]) + " are not a multiple of " + std::to_string(p.groups) +
              " groups");
   out.shape = Shape{w[0], w[1] * (p.groups / p.into), w[2], w[3]};
-  out.splits[0] = in[0]->splits[0];
+  out.set_splits({in[0]->split(0)});
 }
 
 void infer_pool(OpType op, const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
@@ -257,8 +261,7 @@ void infer_pool(OpType op, const OpParams& p, std::span<const TensorDesc* const>
     fail(op, in, "window larger than the input with valid padding");
   out.shape = Shape{x[0], x[1], window(x[2], p.kernel_h, p.stride_h, p.padding).out,
                     window(x[3], p.kernel_w, p.stride_w, p.padding).out};
-  out.splits[0] = in[0]->splits[0];
-  out.splits[1] = in[0]->splits[1];
+  out.set_splits({in[0]->split(0), in[0]->split(1)});
 }
 
 void check_axis(OpType op, const OpParams& p, std::span<const TensorDesc* const> in) {
@@ -271,6 +274,7 @@ void infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, Tens
   constexpr OpType op = OpType::concat;
   check_axis(op, p, in);
   out = *in[0];
+  SplitTrees trees = in[0]->splits();
   for (size_t k = 1; k < in.size(); ++k) {
     const TensorDesc& next = *in[k];
     if (next.shape.rank() != out.shape.rank()) fail(op, in, "inputs have different ranks");
@@ -280,28 +284,29 @@ void infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, Tens
         fail(
             op, in,
             "inputs differ in dimension " + std::to_string(i) + " other than axis " + std::to_string(p.axis));
-      if (next.splits[i] != out.splits[i]) out.splits[i] = kNoSplits;
+      if (next.split(i) != trees[i]) trees[i] = kNoSplits;
     }
-    out.splits[p.axis] =
-        SplitTree::concat(out.splits[p.axis], static_cast<int32_t>(out.shape[p.axis]), next.splits[p.axis]);
+    trees[p.axis] =
+        SplitTree::concat(trees[p.axis], static_cast<int32_t>(out.shape[p.axis]), next.split(p.axis));
     int64_t joined = out.shape[p.axis] + next.shape[p.axis];
     if (joined > std::numeric_limits<int32_t>::max()) fail(op, in, "result too large along the axis");
     out.shape.set(p.axis, joined);
   }
+  out.set_splits(trees);
 }
 
 void infer_split(const OpParams& p, std::span<const TensorDesc* const> in, std::span<TensorDesc> out) {
   constexpr OpType op = OpType::split;
   check_axis(op, p, in);
-  const SplitTree& tree = in[0]->splits[p.axis];
+  const SplitTree& tree = in[0]->split(p.axis);
   if (tree.empty()) fail(op, in, "no concatenation on axis " + std::to_string(p.axis) + " to undo");
   auto [left, right] = tree.split();
   out[0] = *in[0];
   out[1] = *in[0];
   out[0].shape.set(p.axis, tree.split_point());
   out[1].shape.set(p.axis, in[0]->shape[p.axis] - tree.split_point());
-  out[0].splits[p.axis] = left;
-  out[1].splits[p.axis] = right;
+  out[0].set_split(p.axis, left);
+  out[1].set_split(p.axis, right);
 }
 
 void infer_batchnorm(std::span<const TensorDesc* const> in, TensorDesc& out) {

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "runtime/core/shape.h"
-#include "runtime/core/split_tree.h"
+#include "runtime/core/split_tree_table.h"
 
 namespace superopt {
 
@@ -153,10 +153,23 @@ uint64_t params_hash(OpType op, const OpParams& p, uint64_t seed);
 std::string params_str(OpType op, const OpParams& p);  // "stride=1x1 padding=same"
 
 // What flows along an edge: the shape and the split tree of each dimension.
+// The trees are interned out of line (split_tree_table.h): inline they made a
+// descriptor 220 bytes, a node 628, and the 4-operator rule database 5 GB.
 struct TensorDesc {
   Shape shape;
-  std::array<SplitTree, kMaxRank> splits{};
+  uint32_t splits_id = 0;  // intern_split_trees' id; 0: no dimension has a tree
 
+  const SplitTree& split(int dim) const { return split_trees(splits_id)[dim]; }
+  const SplitTrees& splits() const { return split_trees(splits_id); }
+  void set_splits(const SplitTrees& trees) { splits_id = intern_split_trees(trees); }
+  void set_split(int dim, const SplitTree& tree) {
+    if (tree.empty() && splits_id == 0) return;
+    SplitTrees trees = splits();
+    trees[dim] = tree;
+    set_splits(trees);
+  }
+  bool has_splits() const { return splits_id != 0; }
+  // Interned ids are canonical, so member-wise equality compares the trees.
   bool operator==(const TensorDesc&) const = default;
 };
 

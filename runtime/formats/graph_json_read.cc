@@ -234,6 +234,7 @@ NodeId add_entry(Graph& g, const Entry& e, const std::vector<NodeId>& ids) {
 
 Graph build_graph(const Document& doc, const std::string& file) {
   Graph g;
+  g.reserve(static_cast<int>(doc.entries.size()));
   std::vector<NodeId> ids(doc.entries.size(), -1);
   DependencyOrder ordering = dependency_order(static_cast<int>(doc.entries.size()), [&](int e) {
     return std::span<const TensorRef>(doc.entries[e].inputs);

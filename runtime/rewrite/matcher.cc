@@ -101,8 +101,8 @@ class Matcher {
   bool node_fits(const PatternNode& pn, const Node& n) const {
     if (n.op != pn.op || n.num_inputs != int(pn.inputs.size())) return false;
     if (pn.kind == PatternKind::constant) return true;  // shapes are re-derived, not matched
-    if (n.op == OpType::transpose) return same_perm(n.params, pn.params, pn.rule_shapes[0].rank());
-    return params_equal(n.op, n.params, pn.params);
+    if (n.op == OpType::transpose) return same_perm(n.params, pn.params(), pn.rule_shapes[0].rank());
+    return params_equal(n.op, n.params, pn.params());
   }
 
   void try_node(size_t k, NodeId id, const State& s0) {

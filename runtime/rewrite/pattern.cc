@@ -3,10 +3,39 @@
 #include "runtime/rewrite/pattern.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "runtime/core/error.h"
+#include "runtime/core/hashing.h"
+#include "runtime/core/intern_table.h"
 
 namespace superopt {
+
+namespace {
+
+// Byte-wise: parameters equal but for padding bytes get two ids, which is harmless.
+struct ParamsBytesHash {
+  size_t operator()(const OpParams& p) const { return hash_bytes(&p, sizeof p, 0x9a7); }
+};
+struct ParamsBytesEqual {
+  bool operator()(const OpParams& a, const OpParams& b) const { return std::memcmp(&a, &b, sizeof a) == 0; }
+};
+using ParamsTable = InternTable<OpParams, ParamsBytesHash, ParamsBytesEqual>;
+
+ParamsTable& params_table() {
+  static ParamsTable* t = new ParamsTable(OpParams{});  // never destroyed: used during exit
+  return *t;
+}
+
+}  // namespace
+
+const OpParams& PatternNode::params() const {
+  return params_table().at(params_id);
+}
+
+void PatternNode::set_params(const OpParams& params) {
+  params_id = params_table().intern(params);
+}
 
 bool Pattern::is_output(PatternTensor t) const {
   return std::find(outputs.begin(), outputs.end(), t) != outputs.end();
@@ -57,12 +86,13 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables) {
   if (!order) throw Error("rule side has a cycle");
   Pattern p;
   p.variable_names = std::move(variables);
+  p.nodes.reserve(side.num_nodes());  // exact: an index holds a million patterns
   std::vector<int> index(side.num_nodes(), -1);
   for (NodeId id : *order) {
     const Node& n = side.node(id);
     PatternNode pn;
     pn.op = n.op;
-    pn.params = n.params;
+    pn.set_params(n.params);
     if (n.op == OpType::input || n.op == OpType::weight) {
       pn.kind = PatternKind::variable;
       pn.variable = variable_index(p.variable_names, n.name.str());
@@ -70,6 +100,7 @@ Pattern compile_pattern(const Graph& side, std::vector<std::string> variables) {
       pn.kind = is_constant(n.op) ? PatternKind::constant : PatternKind::op;
       p.num_operators += pn.kind == PatternKind::op;
     }
+    pn.inputs.reserve(n.inputs().size());
     for (TensorRef t : n.inputs()) pn.inputs.push_back({index[t.node], t.port});
     record_shape_facts(side, n, pn);
     index[id] = static_cast<int>(p.nodes.size());

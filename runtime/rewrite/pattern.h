@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/fixed_vector.h"
 #include "runtime/core/graph.h"
 #include "runtime/rewrite/shape_facts.h"
 
@@ -26,13 +27,17 @@ enum class PatternKind : uint8_t { variable, constant, op };
 struct PatternNode {
   PatternKind kind = PatternKind::op;
   OpType op = OpType::input;
-  OpParams params;
+  // Interned: a pattern node's parameters are one of few (the operator set's
+  // variants and the sources' shapes), and inline they were half its size.
+  uint32_t params_id = 0;
+  const OpParams& params() const;
+  void set_params(const OpParams& params);
   std::vector<PatternTensor> inputs;
   int variable = -1;  // variables: index into Pattern::variable_names
   // The shapes the rule was found at, per output: constants re-derive their
   // shapes from them, and the verifier draws the family from them.
-  std::vector<Shape> rule_shapes;
-  ShapeFacts facts;  // what a model's node must fit (shape_facts.h)
+  FixedVector<Shape, kMaxOutputs> rule_shapes;  // inline: an index holds millions
+  ShapeFacts facts;                             // what a model's node must fit (shape_facts.h)
 };
 
 struct Pattern {

@@ -87,8 +87,8 @@ void RuleIndex::add(DirectedRule rule) {
   }
   const bool any_params = params_open(anchor);
   const uint64_t key =
-      anchor_key(anchor.op, any_params, any_params ? 0 : params_hash(anchor.op, anchor.params, 0), producers,
-                 int(anchor.inputs.size()));
+      anchor_key(anchor.op, any_params, any_params ? 0 : params_hash(anchor.op, anchor.params(), 0),
+                 producers, int(anchor.inputs.size()));
   const int op = static_cast<int>(anchor.op);
   std::vector<uint32_t>& slots = open_slots[op];
   // A commutative anchor matches its inputs either way round: look up both.

@@ -7,7 +7,8 @@ namespace superopt {
 
 ShapeFacts shape_facts(const Graph& side, const Node& n) {
   ShapeFacts f;
-  for (int port = 0; port < n.num_outputs(); ++port) f.output_ranks.push_back(n.output(port).shape.rank());
+  for (int port = 0; port < n.num_outputs(); ++port)
+    f.output_ranks.push_back(static_cast<int8_t>(n.output(port).shape.rank()));
   auto inputs = n.inputs();
   if (n.op == OpType::conv2d) {
     const Shape &x = side.shape(inputs[0]), &w = side.shape(inputs[1]);

@@ -8,13 +8,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/core/fixed_vector.h"
 #include "runtime/core/graph.h"
 
 namespace superopt {
 
 struct ShapeFacts {
   // Per output: ranks are pinned (a rule found at 2-D says nothing of 4-D).
-  std::vector<int> output_ranks;
+  FixedVector<int8_t, kMaxOutputs> output_ranks;  // inline: an index holds millions
   // conv2d: the rule's group count is pinned (the proof carries it), or its
   // kind: dense (1) or depthwise (groups = input channels, one channel each).
   int64_t groups = 1;

@@ -48,7 +48,7 @@ std::optional<Shape> constant_shape(const Graph& g, const PatternNode& constant,
 // is not built yet, or the ratio does not divide.
 std::optional<OpParams> merge_params(const Graph& g, const Pattern& target, int merge_node,
                                      const Shape& kernel, const std::function<TensorRef(PatternTensor)>& at) {
-  const OpParams& rule = target.nodes[merge_node].params;
+  const OpParams& rule = target.nodes[merge_node].params();
   for (const PatternNode& n : target.nodes) {
     if (n.op != OpType::conv2d || !(n.inputs[1] == PatternTensor{merge_node, 0})) continue;
     TensorRef x = at(n.inputs[0]);
@@ -113,7 +113,7 @@ RewriteFailure TargetBuilder::build() {
       }
       in[slot] = at(c);
     }
-    OpParams params = n.params;
+    OpParams params = n.params();
     if (n.op == OpType::merge_groups && derive_merge_params_ && g_.shape(in[0]).rank() == 4) {
       auto derived = merge_params(g_, t_, int(i), g_.shape(in[0]), [&](PatternTensor t) { return at(t); });
       if (!derived) return RewriteFailure::derived_params;
