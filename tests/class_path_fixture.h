@@ -1,6 +1,7 @@
 // Rules of one fingerprint class for the tests of derivations along a class
 // (verify/class_paths.h): three products that A~B and B~C connect,
-// and relu fused into a dense or a grouped convolution.
+// and relu fused into a dense or a grouped convolution (derive_test.cc uses it
+// too, outside any class).
 #pragma once
 
 #include <vector>
@@ -46,7 +47,7 @@ inline Rule product_rule(Product from, Product to, RuleStatus status) {
 }
 
 // relu(conv(x, w)) = conv[relu](x, w), at the group count the kernel gives.
-inline Rule conv_relu_rule(int64_t kernel_in_channels, RuleStatus status) {
+inline Rule conv_relu_rule(int64_t kernel_in_channels, RuleStatus status, uint64_t fingerprint = 0) {
   RuleBuilder r;
   auto [x, xb] = r.input("x", Shape{1, 4, 5, 5});
   auto [w, wb] = r.input("w", Shape{4, kernel_in_channels, 3, 3}, true);
@@ -55,7 +56,7 @@ inline Rule conv_relu_rule(int64_t kernel_in_channels, RuleStatus status) {
   r.source.add_output(op(r.source, OpType::relu, {op(r.source, OpType::conv2d, {x, w})}));
   r.target.add_output(op(r.target, OpType::conv2d, {xb, wb}, fused));
   Rule rule = r.rule();
-  rule.fingerprint = kClass;
+  rule.fingerprint = fingerprint;
   rule.status = status;
   return rule;
 }

@@ -4,9 +4,7 @@
 // and derivations that one process alone gives.
 #include <catch2/catch.hpp>
 
-#include "tests/catch_runner.h"
-
-#include <algorithm>
+#include "tests/mpi_catch_session.h"
 
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
@@ -28,8 +26,8 @@ MpiWorld* world = nullptr;
 RuleDatabase undecided() {
   RuleDatabase db = three_members(RuleStatus::candidate);
   db.rules[0].status = db.rules[1].status = RuleStatus::candidate;
-  db.rules.push_back(conv_relu_rule(4, RuleStatus::candidate));
-  db.rules.push_back(conv_relu_rule(2, RuleStatus::candidate));
+  db.rules.push_back(conv_relu_rule(4, RuleStatus::candidate, kClass));
+  db.rules.push_back(conv_relu_rule(2, RuleStatus::candidate, kClass));
   return db;
 }
 
@@ -70,8 +68,5 @@ TEST_CASE("derive over the ranks gives what one process gives", "[class_path][mp
 int main(int argc, char** argv) {
   MpiWorld mpi;
   world = &mpi;
-  int failed = superopt::test::run_catch_session(argc, argv);
-  // Every rank must agree on the verdict, or mpirun reports only one of them.
-  std::vector<uint64_t> all = mpi.all_gather(static_cast<uint64_t>(failed));
-  return *std::max_element(all.begin(), all.end()) ? 1 : 0;
+  return superopt::test::run_catch_session_on_all_ranks(mpi, argc, argv);
 }

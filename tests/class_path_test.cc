@@ -82,11 +82,11 @@ TEST_CASE("a class path whose step the matcher refuses is not used", "[class_pat
   // part of it), but the matcher pins the group count: the dense rule does
   // not rewrite the grouped graph.
   verify::ProvenRules proven;
-  proven.add(conv_relu_rule(4, RuleStatus::verified), 0);
-  CHECK(proven.classes.find(conv_relu_rule(4, RuleStatus::candidate), proven.index, 8, 256));
-  CHECK_FALSE(proven.classes.find(conv_relu_rule(2, RuleStatus::candidate), proven.index, 8, 256));
-  RuleDatabase db =
-      database({conv_relu_rule(4, RuleStatus::verified), conv_relu_rule(2, RuleStatus::candidate)});
+  proven.add(conv_relu_rule(4, RuleStatus::verified, kClass), 0);
+  CHECK(proven.classes.find(conv_relu_rule(4, RuleStatus::candidate, kClass), proven.index, 8, 256));
+  CHECK_FALSE(proven.classes.find(conv_relu_rule(2, RuleStatus::candidate, kClass), proven.index, 8, 256));
+  RuleDatabase db = database(
+      {conv_relu_rule(4, RuleStatus::verified, kClass), conv_relu_rule(2, RuleStatus::candidate, kClass)});
   const verify::DeriveSummary s = verify::derive_rules(db, {});
   CHECK(db.rules[1].status == RuleStatus::candidate);
   CHECK(s.by_class_path == 0);
