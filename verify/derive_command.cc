@@ -72,8 +72,9 @@ int derive_command(const std::vector<std::string>& args) {
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
   MpiWorld world;
   try {
-    auto vm = cli::parse("superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]", opts, pos,
-                         args, world.rank() == 0);
+    auto vm = cli::parse(
+        "superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--max-class-path 4] [--json]", opts,
+        pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     const std::string path = (*vm)["database"].as<std::string>();
     RuleDatabase db;
