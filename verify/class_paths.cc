@@ -1,7 +1,7 @@
 // Derivations along a fingerprint class (see class_paths.h).
 #include "verify/class_paths.h"
 
-#include <algorithm>
+#include <unordered_set>
 
 #include "runtime/core/graph_hash.h"
 #include "runtime/core/hashing.h"
@@ -83,13 +83,22 @@ void ClassPaths::add(const Rule& rule, const RuleIndex& index, int first) {
 }
 
 bool ClassPaths::connected(const std::vector<Edge>& edges, uint64_t from, uint64_t to, int first_n) const {
-  std::vector<uint64_t> seen{from};
-  for (size_t i = 0; i < seen.size(); ++i) {
-    if (seen[i] == to) return true;
-    for (const Edge& e : edges) {
-      if (first_n >= 0 && e.position >= first_n) break;  // edges are in index order
-      if (e.from == seen[i] && std::find(seen.begin(), seen.end(), e.to) == seen.end()) seen.push_back(e.to);
-    }
+  // Adjacency first: a class of hand-made rules (fingerprint 0) may be large.
+  std::unordered_map<uint64_t, std::vector<uint64_t>> next;
+  for (const Edge& e : edges) {
+    if (first_n >= 0 && e.position >= first_n) break;  // edges are in index order
+    next[e.from].push_back(e.to);
+  }
+  std::unordered_set<uint64_t> seen{from};
+  std::vector<uint64_t> todo{from};
+  while (!todo.empty()) {
+    const uint64_t at = todo.back();
+    todo.pop_back();
+    if (at == to) return true;
+    auto it = next.find(at);
+    if (it == next.end()) continue;
+    for (uint64_t k : it->second)
+      if (seen.insert(k).second) todo.push_back(k);
   }
   return false;
 }
