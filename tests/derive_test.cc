@@ -12,6 +12,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
+#include "tests/class_path_fixture.h"
 #include "tests/rule_builder.h"
 #include "tests/temp_dir.h"
 #include "tests/verify_fixture.h"
@@ -20,6 +21,8 @@
 #include "verify/verify.h"
 
 using namespace superopt;
+using superopt::test::conv_relu_rule;
+using superopt::test::database;
 using superopt::test::op;
 using superopt::test::RuleBuilder;
 
@@ -36,20 +39,6 @@ Rule relu_chain_rule(int from, int to, RuleStatus status) {
   auto [x, xb] = r.input("x", Shape{2, 4});
   r.source.add_output(relus(r.source, x, from));
   r.target.add_output(relus(r.target, xb, to));
-  Rule rule = r.rule();
-  rule.status = status;
-  return rule;
-}
-
-// relu(conv(x, w)) = conv[relu](x, w), at the group count the kernel gives.
-Rule conv_relu_rule(int64_t kernel_in_channels, RuleStatus status) {
-  RuleBuilder r;
-  auto [x, xb] = r.input("x", Shape{1, 4, 5, 5});
-  auto [w, wb] = r.input("w", Shape{4, kernel_in_channels, 3, 3}, true);
-  OpParams fused;
-  fused.activation = Activation::relu;
-  r.source.add_output(op(r.source, OpType::relu, {op(r.source, OpType::conv2d, {x, w})}));
-  r.target.add_output(op(r.target, OpType::conv2d, {xb, wb}, fused));
   Rule rule = r.rule();
   rule.status = status;
   return rule;
@@ -104,12 +93,6 @@ Rule rule_2400(RuleStatus status) {
 }
 Rule rule_2796(RuleStatus status) {
   return concat_ewmul_rule("x2", "x1", "x1", "x2", 2, status);
-}
-
-RuleDatabase database(std::vector<Rule> rules) {
-  RuleDatabase db;
-  db.rules = std::move(rules);
-  return db;
 }
 
 }  // namespace

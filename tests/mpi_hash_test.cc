@@ -3,7 +3,7 @@
 // sharding rules by hash over ranks relies on.
 #include <catch2/catch.hpp>
 
-#include "tests/catch_runner.h"
+#include "tests/mpi_catch_session.h"
 
 #include <algorithm>
 #include <random>
@@ -95,8 +95,5 @@ TEST_CASE("broadcast delivers rank 0's text", "[mpi]") {
 int main(int argc, char** argv) {
   MpiWorld mpi;
   world = &mpi;
-  int failed = superopt::test::run_catch_session(argc, argv);
-  // Every rank must agree on the verdict, or mpirun reports only one of them.
-  std::vector<uint64_t> all = mpi.all_gather(static_cast<uint64_t>(failed));
-  return *std::max_element(all.begin(), all.end()) ? 1 : 0;
+  return superopt::test::run_catch_session_on_all_ranks(mpi, argc, argv);
 }

@@ -64,6 +64,8 @@ cp one.h5 derive3.h5
 "$mpiexec" -n 2 --oversubscribe "$bin" derive derive2.h5 >/dev/null
 "$mpiexec" -n 3 --oversubscribe "$bin" derive derive3.h5 --json > derive3.json
 grep -q '"derived":[1-9]' derive3.json || fail "derive on 3 ranks derived nothing: $(cat derive3.json)"
+grep -q '"derived_by_class_path":[0-9]' derive3.json ||
+  fail "derive does not say how many rules its classes derived: $(cat derive3.json)"
 /usr/bin/python3 - <<'PY' || fail "derive on 1, 2 and 3 ranks disagrees"
 import h5py
 def result(path):

@@ -101,4 +101,20 @@ std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& pro
   return std::nullopt;
 }
 
+void ProvenRules::add(const Rule& rule, int k) {
+  const int first = int(index.rules.size());
+  for (DirectedRule& d : compile_rule(rule, k)) index.add(std::move(d));
+  classes.add(rule, index, first);
+}
+
+std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& proven,
+                                           const DeriveOptions& o, int first_n) {
+  if (std::optional<Derivation> d =
+          proven.classes.find(rule, proven.index, o.max_class_path, o.max_graphs, first_n))
+    return FoundDerivation{std::move(*d), true};
+  if (std::optional<Derivation> d = find_derivation(rule, proven.index, o, first_n))
+    return FoundDerivation{std::move(*d), false};
+  return std::nullopt;
+}
+
 }  // namespace superopt::verify

@@ -13,6 +13,7 @@
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/rule_index.h"
+#include "verify/class_paths.h"
 
 namespace superopt::verify {
 
@@ -20,12 +21,18 @@ struct DeriveOptions {
   int max_steps = 2;      // rewrites in a derivation, both sides together
   int max_graphs = 256;   // graphs reached from one side before giving up
   int max_extra_ops = 2;  // operators an intermediate graph may have beyond the rule's larger side
+  // Rewrites along the rule's fingerprint class (class_paths.h), tried first;
+  // 0: not tried. 4 by measurement (`derive` after `verify --redecide`):
+  // minimal set of data/rules/taso-3.h5 954 at 0, 952 at 2, 950 at 4, 8 and
+  // 16; of the 4-operator 10 % sample 5,665, 5,663, then 5,650 from 4 on.
+  int max_class_path = 4;
 };
 
 struct DeriveSummary {
   int64_t tried = 0;                // rules a derivation was looked for
   int64_t derived = 0;              // rules derived this run
   std::map<int, int64_t> by_steps;  // derived rules by derivation length
+  int64_t by_class_path = 0;        // of derived: along the rule's fingerprint class
   int64_t invalidated = 0;          // derivations dropped first: a rule they used is no longer proven
   int passes = 0;
   double seconds = 0;
@@ -39,6 +46,30 @@ std::vector<int> derivation_sequence(const std::vector<Rule>& rules);
 // rank of `world` (null or one rank: nothing to do), so that all index the
 // same proven rules.
 void share_results(const MpiWorld* world, std::vector<Rule>& rules, const std::vector<int>& done);
+
+// The proven rules a derivation may use, in derivation order: for the
+// breadth-first search and by fingerprint class, with the same positions so
+// that one prefix cut (`first_n`) applies to both.
+struct ProvenRules {
+  RuleIndex index;
+  ClassPaths classes;
+  // Adds proven rule `k` of the database.
+  void add(const Rule& rule, int k);
+};
+
+// The note a rule derived along its fingerprint class carries.
+inline constexpr const char* kClassPathNote = "derived along its fingerprint class";
+
+// A derivation, and whether it was found along the rule's fingerprint class.
+struct FoundDerivation {
+  Derivation steps;
+  bool by_class_path = false;
+};
+
+// A derivation of rule from the first `first_n` rules of `proven` (-1: all):
+// along its fingerprint class first (o.max_class_path), else find_derivation.
+std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& proven,
+                                           const DeriveOptions& o, int first_n = -1);
 
 // The shortest derivation of rule from the rules in `proven` (the first
 // `first_n` added, if not -1) within the bounds: both sides rewritten breadth
@@ -56,7 +87,7 @@ std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& pro
 // Every rank passes the same database and gets the result.
 DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world = nullptr);
 
-// `superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]`
+// `superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--max-class-path 4] [--json]`
 int derive_command(const std::vector<std::string>& args);
 
 }  // namespace superopt::verify

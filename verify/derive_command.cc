@@ -23,6 +23,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
                         {"rules", db.rules.size()},
                         {"tried", s.tried},
                         {"derived", s.derived},
+                        {"derived_by_class_path", s.by_class_path},
                         {"invalidated", s.invalidated},
                         {"seconds", s.seconds},
                         {"passes", s.passes},
@@ -42,6 +43,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
               (long long)s.tried, s.seconds);
   for (const auto& [steps, n] : s.by_steps)
     std::printf("; %lld in %d step%s", (long long)n, steps, steps == 1 ? "" : "s");
+  if (s.by_class_path) std::printf("; %lld along their fingerprint class", (long long)s.by_class_path);
   if (s.invalidated) std::printf("; %lld derivations dropped first", (long long)s.invalidated);
   std::printf("\n");
 }
@@ -60,14 +62,19 @@ int derive_command(const std::vector<std::string>& args) {
           .c_str())("max-extra-ops", cli::non_negative(&o.max_extra_ops, "--max-extra-ops"),
                     ("operators an intermediate graph may have beyond the rule's larger side (default " +
                      std::to_string(o.max_extra_ops) + ")")
-                        .c_str())("json", "print the summary as one JSON object");
+                        .c_str())(
+      "max-class-path", cli::non_negative(&o.max_class_path, "--max-class-path"),
+      ("rewrites along a rule's fingerprint class, tried before the search; 0: none (default " +
+       std::to_string(o.max_class_path) + ")")
+          .c_str())("json", "print the summary as one JSON object");
   cli::po::positional_options_description pos;
   pos.add("database", 1);
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
   MpiWorld world;
   try {
-    auto vm = cli::parse("superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--json]", opts, pos,
-                         args, world.rank() == 0);
+    auto vm = cli::parse(
+        "superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--max-class-path 4] [--json]", opts,
+        pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     const std::string path = (*vm)["database"].as<std::string>();
     RuleDatabase db;

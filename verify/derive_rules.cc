@@ -46,7 +46,7 @@ namespace {
 // The proven rules in derivation order, and for every rule how many of the
 // index's entries come before it.
 struct ProvenBefore {
-  RuleIndex index;
+  ProvenRules proven;
   std::vector<int> first_n;
 };
 
@@ -58,9 +58,8 @@ ProvenBefore proven_before(const std::vector<Rule>& rules, const std::vector<int
   p.index.rules.reserve(2 * size_t(std::count_if(rules.begin(), rules.end(),
                                                  [](const Rule& r) { return is_proven(r.status); })));
   for (int k : order) {
-    p.first_n[k] = int(p.index.rules.size());
-    if (is_proven(rules[k].status))
-      for (DirectedRule& d : compile_rule(rules[k], k)) p.index.add(std::move(d));
+    p.first_n[k] = int(p.proven.index.rules.size());
+    if (is_proven(rules[k].status)) p.proven.add(rules[k], k);
   }
   return p;
 }
@@ -100,17 +99,20 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
       RuleVerdict v{db.rules[k].status, 0, 0, "", {}};
       // A rule that differs at a member of its family keeps its status:
       // `verify --revalidate` is what refutes it.
-      std::optional<Derivation> d = find_derivation(db.rules[k], proven.index, options, proven.first_n[k]);
-      if (d && !family_difference(db.rules[k])) v = RuleVerdict{RuleStatus::derived, 0, 0, "", std::move(*d)};
+      std::optional<FoundDerivation> d = derive_rule(db.rules[k], proven.proven, options, proven.first_n[k]);
+      if (d && !family_difference(db.rules[k]))
+        v = RuleVerdict{RuleStatus::derived, 0, 0, d->by_class_path ? kClassPathNote : "",
+                        std::move(d->steps)};
       return v;
     };
     auto record = [&](int k, const RuleVerdict& v) {
       if (v.status != RuleStatus::derived) return;
       Rule& rule = db.rules[k];
       rule.status = RuleStatus::derived;
-      rule.note.clear();
+      rule.note = v.note;
       rule.derivation = v.derivation;
       ++summary.by_steps[int(v.derivation.size())];
+      if (v.note == kClassPathNote) ++summary.by_class_path;
       ++summary.derived;
     };
     if (world)

@@ -25,6 +25,7 @@ void print_json(const VerifySummary& s, const std::string& path) {
                       {"p95_ms", s.p95_ms},
                       {"derived_this_run", s.derived},
                       {"derived_from_same_size", s.derived_same_size},
+                      {"derived_by_class_path", s.derived_by_class_path},
                       {"z3_median_ms", s.z3_median_ms},
                       {"z3_p95_ms", s.z3_p95_ms},
                       {"proof_median_ms", s.proof_median_ms},
@@ -46,11 +47,12 @@ void print_text(const VerifySummary& s, const std::string& path) {
               (long long)s.checked, s.workers, s.workers == 1 ? "" : "s", s.wall_seconds, s.median_ms,
               s.p95_ms);
   std::printf(
-      "derived %lld of them (%lld using rules of their own size); the other %lld: median %.2f ms, p95 %.2f "
+      "derived %lld of them (%lld using rules of their own size, %lld along their fingerprint class); the "
+      "other %lld: median %.2f ms, p95 %.2f "
       "ms (validation and proof; "
       "the proof alone: median %.2f ms)\n",
-      (long long)s.derived, (long long)s.derived_same_size, (long long)(s.checked - s.derived),
-      s.z3_median_ms, s.z3_p95_ms, s.proof_median_ms);
+      (long long)s.derived, (long long)s.derived_same_size, (long long)s.derived_by_class_path,
+      (long long)(s.checked - s.derived), s.z3_median_ms, s.z3_p95_ms, s.proof_median_ms);
   std::printf(
       "re-checked %lld stored verdicts over their shape family in %.2f s: %lld refuted, %lld derivations "
       "dropped and decided again\n",
@@ -84,7 +86,10 @@ int verify_command(const std::vector<std::string>& args) {
       "max-steps", cli::positive(&o.derive.max_steps, "--max-steps"), "rewrites per derivation (default 2)")(
       "max-graphs", cli::positive(&o.derive.max_graphs, "--max-graphs"),
       "graphs reached from one side of a rule before giving up on a derivation (default 256)")(
-      "json", "print the summary as one JSON object");
+      "max-class-path", cli::non_negative(&o.derive.max_class_path, "--max-class-path"),
+      ("rewrites along a rule's fingerprint class, tried before the search; 0: none (default " +
+       std::to_string(o.derive.max_class_path) + ")")
+          .c_str())("json", "print the summary as one JSON object");
   cli::po::positional_options_description pos;
   pos.add("database", 1);
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.

@@ -81,6 +81,7 @@ class VerdictRecorder {
     rule_ms_.push_back(v.ms);
     if (v.status == RuleStatus::derived) {
       ++derived_;
+      if (v.note == verify::kClassPathNote) ++derived_by_class_path_;
       if (uses_own_size(r)) ++derived_same_size_;
     } else
       z3_ms_.push_back(v.ms);
@@ -100,6 +101,7 @@ class VerdictRecorder {
   const std::vector<double>& proof_ms() const { return proof_ms_; }
   int64_t derived() const { return derived_; }
   int64_t derived_same_size() const { return derived_same_size_; }
+  int64_t derived_by_class_path() const { return derived_by_class_path_; }
 
  private:
   // Whether r's derivation uses a rule of r's own size: one an earlier wave proved.
@@ -117,7 +119,8 @@ class VerdictRecorder {
   std::vector<double> z3_ms_;     // one per verdict not by derivation
   std::vector<double> proof_ms_;  // one per proof Z3 ran
   int64_t derived_ = 0;
-  int64_t derived_same_size_ = 0;  // of derived_: using a rule of the same size
+  int64_t derived_same_size_ = 0;      // of derived_: using a rule of the same size
+  int64_t derived_by_class_path_ = 0;  // of derived_: along the rule's fingerprint class
 };
 
 VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder) {
@@ -127,6 +130,7 @@ VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder)
   s.checked = static_cast<int64_t>(recorder.rule_ms().size());
   s.derived = recorder.derived();
   s.derived_same_size = recorder.derived_same_size();
+  s.derived_by_class_path = recorder.derived_by_class_path();
   s.median_ms = percentile(recorder.rule_ms(), 0.5);
   s.p95_ms = percentile(recorder.rule_ms(), 0.95);
   s.z3_median_ms = percentile(recorder.z3_ms(), 0.5);
@@ -139,13 +143,14 @@ VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder)
 // A derivation replays at the rule's own shapes only, so the rule must also
 // agree at the members of its family (family_difference); one that does not
 // goes to validation, which refutes it.
-RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule, const RuleIndex* proven,
-                             const verify::DeriveOptions& bounds) {
+RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule,
+                             const verify::ProvenRules* proven, const verify::DeriveOptions& bounds) {
   if (proven) {
     const Clock::time_point start = Clock::now();
-    std::optional<Derivation> d = verify::find_derivation(rule, *proven, bounds);
+    std::optional<verify::FoundDerivation> d = verify::derive_rule(rule, *proven, bounds);
     if (d && !verify::family_difference(rule))
-      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, "", std::move(*d)};
+      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0,
+                         d->by_class_path ? verify::kClassPathNote : "", std::move(d->steps)};
   }
   return decide(verifier, rule);
 }
@@ -170,8 +175,8 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   verify::RuleVerifier verifier(axioms, limits);
   const Clock::time_point start = Clock::now();
   VerdictRecorder recorder(db, options, start);
-  RuleIndex proven;    // the proven rules before the current wave, in derivation order
-  size_t indexed = 0;  // rules of `order` looked at for `proven`
+  verify::ProvenRules proven;  // the proven rules before the current wave, in derivation order
+  size_t indexed = 0;          // rules of `order` looked at for `proven`
   int workers = world.size() == 1 ? 1 : world.size() - 1;
   bool any = false;
   // Without derivation a wave gains nothing: one per size.
@@ -183,10 +188,8 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
     // Without derivation nothing reads the index: not built (at 4 operators,
     // compiling every proven rule on every rank for nothing).
     for (; options.derive_first && indexed < wave.first_position; ++indexed)
-      if (is_proven(db.rules[order[indexed]].status))
-        for (DirectedRule& d : compile_rule(db.rules[order[indexed]], order[indexed]))
-          proven.add(std::move(d));
-    const RuleIndex* from = options.derive_first ? &proven : nullptr;
+      if (is_proven(db.rules[order[indexed]].status)) proven.add(db.rules[order[indexed]], order[indexed]);
+    const verify::ProvenRules* from = options.derive_first ? &proven : nullptr;
     workers = verify::run_verifier_pool(
         world, wave.todo,
         [&](int i) { return derive_or_decide(verifier, db.rules[i], from, options.derive); },
