@@ -55,8 +55,8 @@ ProvenBefore proven_before(const std::vector<Rule>& rules, const std::vector<int
   p.first_n.resize(rules.size());
   // Both directions of every proven rule: reserved, so that growing the index
   // never holds it twice (at 4 operators it is the largest part of a rank).
-  p.index.rules.reserve(2 * size_t(std::count_if(rules.begin(), rules.end(),
-                                                 [](const Rule& r) { return is_proven(r.status); })));
+  p.proven.index.rules.reserve(2 * size_t(std::count_if(rules.begin(), rules.end(),
+                                                        [](const Rule& r) { return is_proven(r.status); })));
   for (int k : order) {
     p.first_n[k] = int(p.proven.index.rules.size());
     if (is_proven(rules[k].status)) p.proven.add(rules[k], k);
