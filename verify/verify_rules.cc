@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -69,8 +70,14 @@ RuleVerdict decide(verify::RuleVerifier& verifier, const Rule& rule) {
 // it every save_seconds, so that a preempted job loses little work.
 class VerdictRecorder {
  public:
-  VerdictRecorder(RuleDatabase& db, const VerifyOptions& options, Clock::time_point start)
-      : db_(db), options_(options), exit_after_(exit_after_rules()), saved_(start) {}
+  VerdictRecorder(RuleDatabase& db, const VerifyOptions& options, Clock::time_point start, int64_t to_decide)
+      : db_(db),
+        options_(options),
+        exit_after_(exit_after_rules()),
+        start_(start),
+        saved_(start),
+        said_(start),
+        to_decide_(to_decide) {}
 
   void record(int i, const RuleVerdict& v) {
     Rule& r = db_.rules[i];
@@ -94,6 +101,7 @@ class VerdictRecorder {
       db_.write(options_.save_path);
       saved_ = Clock::now();
     }
+    say_progress();
   }
 
   const std::vector<double>& rule_ms() const { return rule_ms_; }
@@ -111,10 +119,27 @@ class VerdictRecorder {
     return false;
   }
 
+  // A line every 10 s: at 4 operators a run takes the better part of an hour.
+  void say_progress() {
+    if (seconds_since(said_) < 10) return;
+    said_ = Clock::now();
+    const int64_t done = static_cast<int64_t>(rule_ms_.size());
+    const double elapsed = seconds_since(start_);
+    const double left = elapsed * double(to_decide_ - std::min(done, to_decide_)) / double(done);
+    std::fprintf(
+        stderr,
+        "verify: %lld/%lld rules decided (%lld derived, %lld by Z3), %.0f rules/s, about %.0f s left\n",
+        static_cast<long long>(done), static_cast<long long>(to_decide_), static_cast<long long>(derived_),
+        static_cast<long long>(done - derived_), done / std::max(elapsed, 1e-9), left);
+  }
+
   RuleDatabase& db_;
   const VerifyOptions& options_;
   const int64_t exit_after_;
+  const Clock::time_point start_;
   Clock::time_point saved_;
+  Clock::time_point said_;
+  const int64_t to_decide_;
   std::vector<double> rule_ms_;   // one per verdict
   std::vector<double> z3_ms_;     // one per verdict not by derivation
   std::vector<double> proof_ms_;  // one per proof Z3 ran
@@ -155,6 +180,11 @@ RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule,
   return decide(verifier, rule);
 }
 
+// Without derivation a wave gains nothing: one per size.
+int wave_rules_for(const VerifyOptions& options) {
+  return options.derive_first ? options.wave_rules : 0;
+}
+
 }  // namespace
 
 VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, const VerifyOptions& options) {
@@ -174,17 +204,18 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   limits.proof_rlimit = options.proof_rlimit;
   verify::RuleVerifier verifier(axioms, limits);
   const Clock::time_point start = Clock::now();
-  VerdictRecorder recorder(db, options, start);
+  const std::vector<verify::Wave> waves = verify::undecided_waves(db.rules, order, wave_rules_for(options));
+  int64_t to_decide = 0;
+  for (const verify::Wave& wave : waves) to_decide += static_cast<int64_t>(wave.todo.size());
+  VerdictRecorder recorder(db, options, start, to_decide);
   verify::ProvenRules proven;  // the proven rules before the current wave, in derivation order
   size_t indexed = 0;          // rules of `order` looked at for `proven`
   int workers = world.size() == 1 ? 1 : world.size() - 1;
   bool any = false;
-  // Without derivation a wave gains nothing: one per size.
-  const int wave_rules = options.derive_first ? options.wave_rules : 0;
   // Each wave is derived from every rule proven before it (smaller sizes and
   // the earlier waves of its size), and share_results gives every rank the
   // same statuses, so every rank grows the same index whatever the rank count.
-  for (const verify::Wave& wave : verify::undecided_waves(db.rules, order, wave_rules)) {
+  for (const verify::Wave& wave : waves) {
     // Built only where derivations are tried: not without derivation, and not
     // on rank 0 of a pool, which only hands rules out (at 4 operators the
     // index is about 1.7 GB a rank).
