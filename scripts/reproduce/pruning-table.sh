@@ -5,11 +5,14 @@
 # and a fourth column, after minimization: the rules left when every rule that
 # smaller proven rules derive is dropped (verify, deriving first, on 2 workers,
 # then derive), for sizes up to --minimize-up-to N (default 3, --quick 2: deciding the
-# 4-operator rules is a cluster job, see scripts/reproduce/README.md).
+# 4-operator rules takes about an hour on 2 cores), and above that from a
+# decided, minimized taso-N.h5 in --rules-dir when there is one (its minimal
+# set as `superopt db info` reports it; the file must have been through
+# verify and derive, as scripts/bench/rules-pipeline.sh --keep makes it).
 # Writes pruning-table.csv and pruning-table.png into --out (default
 # scripts/reproduce/out) and prints the table.
-#   scripts/reproduce/pruning-table.sh [--quick] [--out DIR] [--superopt BIN] [--minimize-up-to N]
-usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--minimize-up-to N]"
+#   scripts/reproduce/pruning-table.sh [--quick] [--out DIR] [--superopt BIN] [--minimize-up-to N] [--rules-dir DIR]
+usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--minimize-up-to N] [--rules-dir DIR]"
 minimize_up_to=
 args=()
 while [ $# -gt 0 ]; do
@@ -34,6 +37,17 @@ for n in $sizes; do
   if [ "$n" -le "$minimize_up_to" ]; then
     mpirun -n 3 --oversubscribe "$superopt" verify "$work/r$n.h5" >/dev/null
     "$superopt" derive "$work/r$n.h5" --json >"$work/d$n.json"
+  elif [ -f "$rules_dir/taso-$n.h5" ]; then
+    "$superopt" db info "$rules_dir/taso-$n.h5" --json >"$work/i$n.json"
+    /usr/bin/python3 - "$work/i$n.json" "$work/r$n.h5" >"$work/d$n.json" <<'PY'
+import json, sys
+import h5py
+info = json.load(open(sys.argv[1]))
+# Only a database of these very rules, every one decided, gives the column.
+if info["rules"] != len(h5py.File(sys.argv[2], "r")["rules/status"]) or info["status"]["candidate"]:
+    sys.exit(f"{info['file']}: not the decided database of these rules")
+print(json.dumps({"minimal_set": info["status"]["verified"]}))
+PY
   fi
   /usr/bin/python3 - "$work/s$n.json" "$work/d$n.json" >>"$csv" <<'PY'
 import json, sys
