@@ -75,7 +75,10 @@ bool worth_padding(const std::vector<std::string>& values, size_t width) {
     if (v.find('\0') != std::string::npos) return false;
     text_bytes += v.size();
   }
-  return values.size() * width <= std::max<size_t>(4 * text_bytes, size_t{1} << 20) &&
+  // Deflate makes padding nearly free; what it costs is compressing it (and
+  // a chunk of it in memory): beyond 64x the text, as for a column of notes
+  // mostly empty but for a few long counterexamples, variable-length is cheaper.
+  return values.size() * width <= std::max<size_t>(64 * text_bytes, size_t{1} << 20) &&
          H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0;
 }
 

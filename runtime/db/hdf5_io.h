@@ -42,7 +42,7 @@ class Writer {
   // Strings for many elements of similar text (rule graphs: about 20x smaller):
   // fixed-length, NUL-padded to the longest, in deflated chunks; readers see
   // strings as with column() (h5py: bytes). Variable-length strings instead
-  // when padding would cost over 4x the text, a value holds a NUL, or this
+  // when padding would cost over 64x the text, a value holds a NUL, or this
   // HDF5 lacks deflate.
   void compressed_column(hid_t group, const char* name, const std::vector<std::string>& values,
                          const std::string& description) const;
