@@ -21,6 +21,13 @@ class InternTable {
  public:
   // Id 0 is `zero`, the value most holders have.
   explicit InternTable(const T& zero) { append(zero); }
+  // The process-wide tables are never destroyed (graphs may be read during
+  // exit); a table of a narrower scope frees its chunks.
+  ~InternTable() {
+    for (std::atomic<T*>& chunk : chunks_) delete[] chunk.load(std::memory_order_relaxed);
+  }
+  InternTable(const InternTable&) = delete;
+  InternTable& operator=(const InternTable&) = delete;
 
   uint32_t intern(const T& value) {
     std::lock_guard lock(mutex_);
@@ -56,7 +63,7 @@ class InternTable {
     if (chunk >= kChunks) throw Error("intern table full");
     T* items = chunks_[chunk].load(std::memory_order_relaxed);
     if (!items) {
-      items = new T[size_t(kFirstChunk) << chunk]();  // never freed: used during exit
+      items = new T[size_t(kFirstChunk) << chunk]();  // freed by the destructor
       chunks_[chunk].store(items, std::memory_order_release);
     }
     items[offset] = value;
