@@ -4,12 +4,12 @@
 // verifier pool share the rules out over the ranks.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <numeric>
 #include <optional>
 
 #include "runtime/rewrite/derivation.h"
 #include "verify/derive.h"
+#include "verify/progress_line.h"
 #include "verify/rule_validation.h"
 #include "verify/verifier_pool.h"
 
@@ -76,34 +76,6 @@ std::vector<int> to_try(const std::vector<Rule>& rules, const std::vector<int>& 
   return todo;
 }
 
-// Rank 0's line every 10 s during a pass: at 4 operators a pass takes minutes.
-class PassProgress {
- public:
-  PassProgress(int pass, int64_t rules) : pass_(pass), rules_(rules) {}
-  void tried(bool derived) {
-    ++tried_;
-    derived_ += derived;
-    if (seconds_since(said_) < 10) return;
-    said_ = std::chrono::steady_clock::now();
-    const double elapsed = seconds_since(start_);
-    std::fprintf(stderr,
-                 "derive: pass %d: %lld/%lld rules tried, %lld derived, %.0f rules/s, about %.0f s left\n",
-                 pass_, static_cast<long long>(tried_), static_cast<long long>(rules_),
-                 static_cast<long long>(derived_), tried_ / std::max(elapsed, 1e-9),
-                 elapsed * double(rules_ - tried_) / double(tried_));
-  }
-
- private:
-  static double seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  }
-  const int pass_;
-  const int64_t rules_;
-  int64_t tried_ = 0, derived_ = 0;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point said_ = start_;
-};
-
 }  // namespace
 
 DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world) {
@@ -134,9 +106,12 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
                         std::move(d->steps)};
       return v;
     };
-    PassProgress progress(summary.passes + 1, int64_t(todo.size()));
+    ProgressLine progress("derive: pass " + std::to_string(summary.passes + 1), "tried",
+                          int64_t(todo.size()));
+    int64_t tried = 0, derived = 0;
     auto record = [&](int k, const RuleVerdict& v) {
-      progress.tried(v.status == RuleStatus::derived);
+      derived += v.status == RuleStatus::derived;
+      progress.update(++tried, ", " + std::to_string(derived) + " derived");
       if (v.status != RuleStatus::derived) return;
       Rule& rule = db.rules[k];
       rule.status = RuleStatus::derived;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -14,6 +13,7 @@
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
 #include "runtime/rewrite/rule_index.h"
+#include "verify/progress_line.h"
 #include "verify/rule_validation.h"
 #include "verify/rule_verifier.h"
 #include "verify/verifier_pool.h"
@@ -74,10 +74,8 @@ class VerdictRecorder {
       : db_(db),
         options_(options),
         exit_after_(exit_after_rules()),
-        start_(start),
         saved_(start),
-        said_(start),
-        to_decide_(to_decide) {}
+        progress_("verify", "decided", to_decide) {}
 
   void record(int i, const RuleVerdict& v) {
     Rule& r = db_.rules[i];
@@ -101,7 +99,9 @@ class VerdictRecorder {
       db_.write(options_.save_path);
       saved_ = Clock::now();
     }
-    say_progress();
+    progress_.update(static_cast<int64_t>(rule_ms_.size()),
+                     " (" + std::to_string(derived_) + " derived, " +
+                         std::to_string(static_cast<int64_t>(rule_ms_.size()) - derived_) + " by Z3)");
   }
 
   const std::vector<double>& rule_ms() const { return rule_ms_; }
@@ -119,30 +119,14 @@ class VerdictRecorder {
     return false;
   }
 
-  // A line every 10 s: at 4 operators a run takes the better part of an hour.
-  void say_progress() {
-    if (seconds_since(said_) < 10) return;
-    said_ = Clock::now();
-    const int64_t done = static_cast<int64_t>(rule_ms_.size());
-    const double elapsed = seconds_since(start_);
-    const double left = elapsed * double(to_decide_ - std::min(done, to_decide_)) / double(done);
-    std::fprintf(
-        stderr,
-        "verify: %lld/%lld rules decided (%lld derived, %lld by Z3), %.0f rules/s, about %.0f s left\n",
-        static_cast<long long>(done), static_cast<long long>(to_decide_), static_cast<long long>(derived_),
-        static_cast<long long>(done - derived_), done / std::max(elapsed, 1e-9), left);
-  }
-
   RuleDatabase& db_;
   const VerifyOptions& options_;
   const int64_t exit_after_;
-  const Clock::time_point start_;
   Clock::time_point saved_;
-  Clock::time_point said_;
-  const int64_t to_decide_;
-  std::vector<double> rule_ms_;   // one per verdict
-  std::vector<double> z3_ms_;     // one per verdict not by derivation
-  std::vector<double> proof_ms_;  // one per proof Z3 ran
+  verify::ProgressLine progress_;  // every 10 s: at 4 operators a run takes the better part of an hour
+  std::vector<double> rule_ms_;    // one per verdict
+  std::vector<double> z3_ms_;      // one per verdict not by derivation
+  std::vector<double> proof_ms_;   // one per proof Z3 ran
   int64_t derived_ = 0;
   int64_t derived_same_size_ = 0;      // of derived_: using a rule of the same size
   int64_t derived_by_class_path_ = 0;  // of derived_: along the rule's fingerprint class
