@@ -19,7 +19,7 @@ SECONDS=0
 "$bin" optimize chain.json --rules "$rules" --time-limit 5 --json --out optimized.json >out.json 2>err.txt ||
   fail "exit $?: $(cat err.txt)"
 echo "optimize --time-limit 5 on 2,000 matmuls: $SECONDS s"
-[ "$SECONDS" -lt 15 ] || fail "took $SECONDS s"
+[ "$SECONDS" -lt $((15 * time_scale)) ] || fail "took $SECONDS s"
 grep -q "^superopt: the numerical check is inconclusive (the model's outputs overflow to inf or NaN on its random values): the input graph is the result, unchanged ([0-9]* applications discarded unchecked)$" err.txt ||
   fail "the line on stderr: $(cat err.txt)"
 /usr/bin/python3 -c '

@@ -116,7 +116,7 @@ foreach(kind backtracking pruning dpp sampling exhaustive)
   superopt_optimize_test(optimize_search_${kind} 0 ""
     STDOUT "\"search\": \"${kind}\",\n +\"max_length\": 3,\n +\"sample_size\": 20,\n +\"eta\": 1,\n +\"peak_memory_mb\": [0-9.]+,.*\"finished\": (true|false),\n +\"search_seconds\".*\"rule_sequence\": .\n +\"[0-9]+[<>]: matmul,matmul -> concat,matmul,split\".*\"check\": {\n +\"passed\": true"
     COMMAND ${superopt_bin} optimize ${rnn_gates} --rules ${search_taso3} --allow-unverified --search ${kind}
-            --max-length 3 --budget 200 --json)
+            --max-length 3 --budget 200 --time-limit ${superopt_test_time_limit} --json)
 endforeach()
 superopt_cli_test(optimize_bad_search 2 "--search: unknown search 'astar'" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --search astar)
@@ -130,12 +130,16 @@ superopt_cli_test(optimize_bad_eta 2 "--eta" ONE_LINE
 # The shipped database (data/rules/taso-3.h5) loads and optimizes with its
 # verified rules: MetaFlow's enlarge-then-merge on an Inception-E block, and
 # TASO's group merging on ResNeXt-50.
+# (--time-limit: optimize's default of 60 s, times the sanitizer build's
+# factor, tests/time_scale.cmake.)
 superopt_cli_test(optimize_shipped_rules_inception_e 0 ""
   STDOUT "rules applied:.*x +[0-9]+[<>]: conv2d -> enlarge,conv2d\n.*check: +passed"
-  COMMAND ${superopt_bin} optimize builtin:inceptione_blocks:1 --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
+  COMMAND ${superopt_bin} optimize builtin:inceptione_blocks:1 --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5
+          --time-limit ${superopt_test_time_limit})
 superopt_cli_test(optimize_shipped_rules_resnext50 0 ""
   STDOUT "rules applied:.*x +[0-9]+[<>]: conv2d -> merge_groups,conv2d\n.*check: +passed"
-  COMMAND ${superopt_bin} optimize builtin:resnext50 --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
+  COMMAND ${superopt_bin} optimize builtin:resnext50 --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5
+          --time-limit ${superopt_test_time_limit})
 
 # The rules applied are the net rewrite: reassociating a projection shared by
 # three matmuls fuses them (a rule one way) and splits them again (the same

@@ -17,6 +17,9 @@ fail() {
   echo "slurm_test: FAIL: $*"
   exit 1
 }
+# A command that fails outside fail() (set -e) names itself: such a run used
+# to end with no line at all, and ctest showed an empty output.
+trap 'echo "slurm_test: FAIL: line $LINENO: $BASH_COMMAND (exit $?)"' ERR
 mkdir -p "$parent"
 work=$(mktemp -d "$(cd "$parent" && pwd)/run.XXXXXX")
 cd "$work"
