@@ -1,6 +1,7 @@
 // Reading and writing HDF5 cost tables (layout in cost_table.h).
 #include "runtime/cost/cost_table.h"
 
+#include <charconv>
 #include <cmath>
 #include <vector>
 
@@ -48,12 +49,12 @@ CostTableInfo read_info(const hdf5::Reader& r) {
   if (r.has_attribute("device_kind")) info.device_kind = r.string("device_kind");
   if (r.has_attribute("onednn")) info.onednn = r.string("onednn");
   if (r.has_attribute("threads")) {
+    // The whole text, as written by write_info: stoi took "12abc" as 12.
     const std::string threads = r.string("threads");
-    try {
-      info.threads = std::stoi(threads);
-    } catch (const std::exception&) {
-      r.fail("attribute threads '" + threads + "' is not a number");
-    }
+    const char* end = threads.data() + threads.size();
+    auto [stop, error] = std::from_chars(threads.data(), end, info.threads);
+    if (error != std::errc() || stop != end || info.threads < 0)
+      r.fail("attribute threads '" + threads + "' is not a thread count (a whole number, 0 or more)");
   }
   if (r.has_attribute("analytic_profile")) info.analytic_profile = r.string("analytic_profile");
   return info;
