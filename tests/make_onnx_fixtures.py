@@ -95,6 +95,19 @@ def main():
     entry.key, entry.value = "location", "onnx_missing_weights.bin"
     save(relu_model(nodes=[helper.make_node("MatMul", ["x", "w"], ["y"])], inits=[external]), BAD,
          "onnx_missing_external_data.onnx")
+    # A shape of 4 TB over a 36-byte file: refused from the file's size, not
+    # allocated first (it ended in std::bad_alloc, or took the machine's memory).
+    huge = helper.make_tensor("w", TensorProto.FLOAT, [3, 3], np.zeros(9, np.float32).tobytes(), raw=True)
+    huge.ClearField("raw_data")
+    huge.ClearField("dims")
+    huge.dims.extend([1000000, 1000000])
+    huge.data_location = TensorProto.EXTERNAL
+    entry = huge.external_data.add()
+    entry.key, entry.value = "location", "onnx_huge_weights.bin"
+    with open(os.path.join(BAD, "onnx_huge_weights.bin"), "wb") as f:
+        f.write(np.zeros(9, np.float32).tobytes())
+    save(relu_model(nodes=[helper.make_node("MatMul", ["x", "w"], ["y"])], inits=[huge]), BAD,
+         "onnx_huge_external_data.onnx")
     save(relu_model(opset=10), BAD, "onnx_opset10.onnx")
 
 

@@ -16,6 +16,7 @@ set(onnx_malformed
   onnx_dynamic_input          "input 'x' has a dynamic dimension 'batch' \\(give --input-shape x=DIMS"
   onnx_initializer_size       "tensor 'w': 20 bytes of data for 36 bytes of shape"
   onnx_missing_external_data  "external data file '.*onnx_missing_weights\\.bin' cannot be opened"
+  onnx_huge_external_data     "external data file '.*onnx_huge_weights\\.bin' is shorter than its tensor \\(4000000000000 bytes at offset 0\\)"
   onnx_opset10                "opset 10 is not supported \\(opsets 11 to 17 are\\)"
 )
 set(onnx_out ${CMAKE_CURRENT_BINARY_DIR}/onnx)

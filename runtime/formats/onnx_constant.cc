@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -142,6 +143,13 @@ std::string external_bytes(const TensorProto& t, const std::string& model_dir, i
   if (length >= 0 && length != want)
     throw Error("external data length " + std::to_string(length) + " does not match the shape (" +
                 std::to_string(want) + " bytes)");
+  // The file's size bounds the allocation: a shape of terabytes over a small
+  // file is refused here, not allocated first.
+  std::error_code error;
+  const auto file_bytes = static_cast<int64_t>(std::filesystem::file_size(path, error));
+  if (error || offset < 0 || offset > file_bytes || file_bytes - offset < want)
+    throw Error("external data file '" + path + "' is shorter than its tensor (" + std::to_string(want) +
+                " bytes at offset " + std::to_string(offset) + ")");
   std::string bytes(static_cast<size_t>(want), '\0');
   in.seekg(offset);
   in.read(bytes.data(), want);
