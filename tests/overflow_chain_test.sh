@@ -15,11 +15,14 @@ test_name=overflow_chain_test
 cd "$work" || exit 1
 
 /usr/bin/python3 "$(dirname "$0")/make_chain.py" matmul 2000 16 >chain.json || fail "the generator"
+# The limit leaves time for the check after loading (the sanitizer build loads
+# for longer than 5 s: its factor scales the limit too).
+limit=$((5 * time_scale))
 SECONDS=0
-"$bin" optimize chain.json --rules "$rules" --time-limit 5 --json --out optimized.json >out.json 2>err.txt ||
+"$bin" optimize chain.json --rules "$rules" --time-limit $limit --json --out optimized.json >out.json 2>err.txt ||
   fail "exit $?: $(cat err.txt)"
-echo "optimize --time-limit 5 on 2,000 matmuls: $SECONDS s"
-[ "$SECONDS" -lt $((15 * time_scale)) ] || fail "took $SECONDS s"
+echo "optimize --time-limit $limit on 2,000 matmuls: $SECONDS s"
+[ "$SECONDS" -lt $((3 * limit)) ] || fail "took $SECONDS s"
 grep -q "^superopt: the numerical check is inconclusive (the model's outputs overflow to inf or NaN on its random values): the input graph is the result, unchanged ([0-9]* applications discarded unchecked)$" err.txt ||
   fail "the line on stderr: $(cat err.txt)"
 /usr/bin/python3 -c '
