@@ -24,6 +24,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
                         {"tried", s.tried},
                         {"derived", s.derived},
                         {"derived_by_class_path", s.by_class_path},
+                        {"derived_by_parts", s.by_parts},
                         {"invalidated", s.invalidated},
                         {"seconds", s.seconds},
                         {"passes", s.passes},
@@ -44,6 +45,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
   for (const auto& [steps, n] : s.by_steps)
     std::printf("; %lld in %d step%s", (long long)n, steps, steps == 1 ? "" : "s");
   if (s.by_class_path) std::printf("; %lld along their fingerprint class", (long long)s.by_class_path);
+  if (s.by_parts) std::printf("; %lld part by part", (long long)s.by_parts);
   if (s.invalidated) std::printf("; %lld derivations dropped first", (long long)s.invalidated);
   std::printf("\n");
 }
