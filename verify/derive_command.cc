@@ -55,6 +55,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
 int derive_command(const std::vector<std::string>& args) {
   cli::po::options_description opts("options");
   DeriveOptions o;
+  o.max_steps = kMinimizeMaxSteps;
   opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database")(
       "max-steps", cli::positive(&o.max_steps, "--max-steps"),
       ("rewrites per derivation (default " + std::to_string(o.max_steps) + ")").c_str())(
@@ -75,7 +76,7 @@ int derive_command(const std::vector<std::string>& args) {
   MpiWorld world;
   try {
     auto vm = cli::parse(
-        "superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--max-class-path 4] [--json]", opts,
+        "superopt derive rules.h5 [--max-steps 3] [--max-graphs 256] [--max-class-path 4] [--json]", opts,
         pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     const std::string path = (*vm)["database"].as<std::string>();
