@@ -41,6 +41,23 @@ add_test(NAME cli_derive_and_check_proofs
 set_tests_properties(cli_derive_and_check_proofs PROPERTIES TIMEOUT 300
                      PASS_REGULAR_EXPRESSION "derive_cli_test: ok" FAIL_REGULAR_EXPRESSION "FAIL")
 
+# Derivations part by part (verify/rule_parts.h).
+add_executable(part_derivation_tests part_derivation_test.cc)
+target_link_libraries(part_derivation_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
+target_compile_definitions(part_derivation_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catch_discover_tests(part_derivation_tests TEST_PREFIX "part_derivation:")
+# ... and on 1, 2 and 3 ranks alike.
+add_executable(part_derivation_mpi_test part_derivation_mpi_test.cc)
+target_link_libraries(part_derivation_mpi_test PRIVATE superopt_verify superopt_catch_runner)
+target_compile_definitions(part_derivation_mpi_test PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+foreach(ranks 1 2 3)
+  add_test(NAME mpi_part_derivation_${ranks}_ranks
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
+                   $<TARGET_FILE:part_derivation_mpi_test>)
+  set_tests_properties(mpi_part_derivation_${ranks}_ranks PROPERTIES LABELS mpi TIMEOUT 120
+                       ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+endforeach()
+
 # Derivations along a fingerprint class (verify/class_paths.h).
 add_executable(class_path_tests class_path_test.cc)
 target_link_libraries(class_path_tests PRIVATE superopt_verify Catch2::Catch2WithMain)

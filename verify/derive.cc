@@ -101,8 +101,21 @@ std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& pro
   return std::nullopt;
 }
 
+std::optional<Derivation> find_meeting(const Rule& rule, const RuleIndex& rules, const MeetingBounds& b) {
+  Frontier source(rule.source, false), target(rule.target, true);
+  if (std::optional<Derivation> d = meet(source, target)) return d;
+  for (int level = 0; level < b.source_levels + b.target_levels; ++level) {
+    Frontier& side = level < b.source_levels ? source : target;
+    side.expand(rules, -1, b.max_ops, b.max_graphs);
+    if (std::optional<Derivation> d = meet(source, target)) return d;
+  }
+  return std::nullopt;
+}
+
 void ProvenRules::add(const Rule& rule, int k) {
   const int first = int(index.rules.size());
+  if (k >= int(first_position.size())) first_position.resize(size_t(k) + 1, -1);
+  first_position[k] = first;
   for (DirectedRule& d : compile_rule(rule, k)) index.add(std::move(d));
   classes.add(rule, index, first);
 }
@@ -114,6 +127,8 @@ std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& 
     return FoundDerivation{std::move(*d), true};
   if (std::optional<Derivation> d = find_derivation(rule, proven.index, o, first_n))
     return FoundDerivation{std::move(*d), false};
+  if (std::optional<Derivation> d = derive_by_parts(rule, proven, o, first_n))
+    return FoundDerivation{std::move(*d), false, true};
   return std::nullopt;
 }
 

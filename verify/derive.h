@@ -17,8 +17,16 @@
 
 namespace superopt::verify {
 
+// `derive` (minimization) searches one rewrite deeper than verify's derivation
+// first: on every 40th minimal rule of data/rules/taso-4.h5 (423, against its
+// proven rules of up to 7 operators) 3 steps derive 137 where 2 derive none,
+// at 41 ms a rule against 6 ms; verify keeps 2, since Z3 decides a rule in
+// about 7 ms. Minimal set at 3 steps: taso-3.h5 964 -> 781, the 4-operator
+// 10 % sample 5,622 -> 5,208 (verify/README.md).
+inline constexpr int kMinimizeMaxSteps = 3;
+
 struct DeriveOptions {
-  int max_steps = 2;      // rewrites in a derivation, both sides together
+  int max_steps = 2;      // rewrites in a derivation, both sides together (derive: kMinimizeMaxSteps)
   int max_graphs = 256;   // graphs reached from one side before giving up
   int max_extra_ops = 2;  // operators an intermediate graph may have beyond the rule's larger side
   // Rewrites along the rule's fingerprint class (class_paths.h), tried first;
@@ -33,6 +41,7 @@ struct DeriveSummary {
   int64_t derived = 0;              // rules derived this run
   std::map<int, int64_t> by_steps;  // derived rules by derivation length
   int64_t by_class_path = 0;        // of derived: along the rule's fingerprint class
+  int64_t by_parts = 0;             // of derived: part by part (rule_parts.h)
   int64_t invalidated = 0;          // derivations dropped first: a rule they used is no longer proven
   int passes = 0;
   double seconds = 0;
@@ -53,6 +62,8 @@ void share_results(const MpiWorld* world, std::vector<Rule>& rules, const std::v
 struct ProvenRules {
   RuleIndex index;
   ClassPaths classes;
+  // By database index: where the rule's directions start in `index` (-1: not proven).
+  std::vector<int> first_position;
   // Adds proven rule `k` of the database.
   void add(const Rule& rule, int k);
 };
@@ -60,14 +71,20 @@ struct ProvenRules {
 // The note a rule derived along its fingerprint class carries.
 inline constexpr const char* kClassPathNote = "derived along its fingerprint class";
 
-// A derivation, and whether it was found along the rule's fingerprint class.
+// The note a rule derived part by part carries.
+inline constexpr const char* kPartsNote = "derived part by part";
+
+// A derivation, and how it was found.
 struct FoundDerivation {
   Derivation steps;
-  bool by_class_path = false;
+  bool by_class_path = false;  // along the rule's fingerprint class
+  bool by_parts = false;       // part by part (derive_by_parts)
+  const char* note() const { return by_class_path ? kClassPathNote : by_parts ? kPartsNote : ""; }
 };
 
 // A derivation of rule from the first `first_n` rules of `proven` (-1: all):
-// along its fingerprint class first (o.max_class_path), else find_derivation.
+// along its fingerprint class first (o.max_class_path), else find_derivation,
+// else derive_by_parts.
 std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& proven,
                                            const DeriveOptions& o, int first_n = -1);
 
@@ -75,6 +92,29 @@ std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& 
 // `first_n` added, if not -1) within the bounds: both sides rewritten breadth
 // first until they meet in one graph.
 std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& proven, const DeriveOptions& o,
+                                          int first_n = -1);
+
+// Bounds of find_meeting: breadth-first levels from each side (the source's
+// first), operators of a graph, graphs reached from one side.
+struct MeetingBounds {
+  int source_levels = 0;
+  int target_levels = 0;
+  int max_ops = 0;
+  int max_graphs = 256;
+};
+
+// Steps of the rules in `rules` (all of them) that rewrite rule's two sides
+// into one common graph within the bounds, fewest first.
+std::optional<Derivation> find_meeting(const Rule& rule, const RuleIndex& rules, const MeetingBounds& b);
+
+// A derivation of a rule that is a product of smaller ones (rule_parts.h):
+// each part derived on its own (derive_rule, or no steps when both its sides
+// are the same computation), then the whole rule searched again with only the
+// rule directions the parts used, as many levels per side as their steps, so
+// that every step is the engine's match on the whole graph and the proof is an
+// ordinary derivation. nullopt when the rule is not a product, a part does not
+// derive, or the parts' steps do not carry over to the whole graph.
+std::optional<Derivation> derive_by_parts(const Rule& rule, const ProvenRules& proven, const DeriveOptions& o,
                                           int first_n = -1);
 
 // Derives every non-refuted rule it can from the proven rules before it in
@@ -87,7 +127,7 @@ std::optional<Derivation> find_derivation(const Rule& rule, const RuleIndex& pro
 // Every rank passes the same database and gets the result.
 DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world = nullptr);
 
-// `superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--max-class-path 4] [--json]`
+// `superopt derive rules.h5 [--max-steps 3] [--max-graphs 256] [--max-class-path 4] [--json]`
 int derive_command(const std::vector<std::string>& args);
 
 }  // namespace superopt::verify

@@ -24,6 +24,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
                         {"tried", s.tried},
                         {"derived", s.derived},
                         {"derived_by_class_path", s.by_class_path},
+                        {"derived_by_parts", s.by_parts},
                         {"invalidated", s.invalidated},
                         {"seconds", s.seconds},
                         {"passes", s.passes},
@@ -44,6 +45,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
   for (const auto& [steps, n] : s.by_steps)
     std::printf("; %lld in %d step%s", (long long)n, steps, steps == 1 ? "" : "s");
   if (s.by_class_path) std::printf("; %lld along their fingerprint class", (long long)s.by_class_path);
+  if (s.by_parts) std::printf("; %lld part by part", (long long)s.by_parts);
   if (s.invalidated) std::printf("; %lld derivations dropped first", (long long)s.invalidated);
   std::printf("\n");
 }
@@ -53,6 +55,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
 int derive_command(const std::vector<std::string>& args) {
   cli::po::options_description opts("options");
   DeriveOptions o;
+  o.max_steps = kMinimizeMaxSteps;
   opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database")(
       "max-steps", cli::positive(&o.max_steps, "--max-steps"),
       ("rewrites per derivation (default " + std::to_string(o.max_steps) + ")").c_str())(
@@ -73,7 +76,7 @@ int derive_command(const std::vector<std::string>& args) {
   MpiWorld world;
   try {
     auto vm = cli::parse(
-        "superopt derive rules.h5 [--max-steps 2] [--max-graphs 256] [--max-class-path 4] [--json]", opts,
+        "superopt derive rules.h5 [--max-steps 3] [--max-graphs 256] [--max-class-path 4] [--json]", opts,
         pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     const std::string path = (*vm)["database"].as<std::string>();

@@ -26,6 +26,7 @@ void print_json(const VerifySummary& s, const std::string& path) {
                       {"derived_this_run", s.derived},
                       {"derived_from_same_size", s.derived_same_size},
                       {"derived_by_class_path", s.derived_by_class_path},
+                      {"derived_by_parts", s.derived_by_parts},
                       {"z3_median_ms", s.z3_median_ms},
                       {"z3_p95_ms", s.z3_p95_ms},
                       {"proof_median_ms", s.proof_median_ms},
@@ -47,12 +48,14 @@ void print_text(const VerifySummary& s, const std::string& path) {
               (long long)s.checked, s.workers, s.workers == 1 ? "" : "s", s.wall_seconds, s.median_ms,
               s.p95_ms);
   std::printf(
-      "derived %lld of them (%lld using rules of their own size, %lld along their fingerprint class); the "
+      "derived %lld of them (%lld using rules of their own size, %lld along their fingerprint class, %lld "
+      "part by part); the "
       "other %lld: median %.2f ms, p95 %.2f "
       "ms (validation and proof; "
       "the proof alone: median %.2f ms)\n",
       (long long)s.derived, (long long)s.derived_same_size, (long long)s.derived_by_class_path,
-      (long long)(s.checked - s.derived), s.z3_median_ms, s.z3_p95_ms, s.proof_median_ms);
+      (long long)s.derived_by_parts, (long long)(s.checked - s.derived), s.z3_median_ms, s.z3_p95_ms,
+      s.proof_median_ms);
   std::printf(
       "re-checked %lld stored verdicts over their shape family in %.2f s: %lld refuted, %lld derivations "
       "dropped and decided again\n",

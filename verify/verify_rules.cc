@@ -87,6 +87,7 @@ class VerdictRecorder {
     if (v.status == RuleStatus::derived) {
       ++derived_;
       if (v.note == verify::kClassPathNote) ++derived_by_class_path_;
+      if (v.note == verify::kPartsNote) ++derived_by_parts_;
       if (uses_own_size(r)) ++derived_same_size_;
     } else
       z3_ms_.push_back(v.ms);
@@ -110,6 +111,7 @@ class VerdictRecorder {
   int64_t derived() const { return derived_; }
   int64_t derived_same_size() const { return derived_same_size_; }
   int64_t derived_by_class_path() const { return derived_by_class_path_; }
+  int64_t derived_by_parts() const { return derived_by_parts_; }
 
  private:
   // Whether r's derivation uses a rule of r's own size: one an earlier wave proved.
@@ -130,6 +132,7 @@ class VerdictRecorder {
   int64_t derived_ = 0;
   int64_t derived_same_size_ = 0;      // of derived_: using a rule of the same size
   int64_t derived_by_class_path_ = 0;  // of derived_: along the rule's fingerprint class
+  int64_t derived_by_parts_ = 0;       // of derived_: part by part (rule_parts.h)
 };
 
 VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder) {
@@ -140,6 +143,7 @@ VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder)
   s.derived = recorder.derived();
   s.derived_same_size = recorder.derived_same_size();
   s.derived_by_class_path = recorder.derived_by_class_path();
+  s.derived_by_parts = recorder.derived_by_parts();
   s.median_ms = percentile(recorder.rule_ms(), 0.5);
   s.p95_ms = percentile(recorder.rule_ms(), 0.95);
   s.z3_median_ms = percentile(recorder.z3_ms(), 0.5);
@@ -158,8 +162,7 @@ RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule,
     const Clock::time_point start = Clock::now();
     std::optional<verify::FoundDerivation> d = verify::derive_rule(rule, *proven, bounds);
     if (d && !verify::family_difference(rule))
-      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0,
-                         d->by_class_path ? verify::kClassPathNote : "", std::move(d->steps)};
+      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, d->note(), std::move(d->steps)};
   }
   return decide(verifier, rule);
 }
