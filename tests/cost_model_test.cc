@@ -13,10 +13,10 @@
 #include "runtime/cost/analytic_cost.h"
 #include "runtime/cost/cost_model.h"
 #include "runtime/cost/cost_table.h"
-#include "runtime/db/hdf5_file.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/exec/cost_models.h"
 #include "runtime/models/model_zoo.h"
+#include "tests/hdf5_file_editor.h"
 #include "tests/op_params.h"
 #include "tests/temp_dir.h"
 
@@ -250,18 +250,6 @@ TEST_CASE("a cost table round-trips and answers lookups, falling back to its ana
   REQUIRE(again.lookup(op_signature(c.g, c.conv))->algorithm == "WINOGRAD");
 }
 
-// Replaces a string attribute of a written file, as a foreign tool would.
-static void set_string_attribute(const std::string& path, const char* name, const std::string& value) {
-  hdf5::Handle file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
-  REQUIRE(file.valid());
-  if (H5Aexists(file, name) > 0) REQUIRE(H5Adelete(file, name) >= 0);
-  hdf5::Handle type = hdf5::string_type();
-  hdf5::Handle space(H5Screate(H5S_SCALAR));
-  hdf5::Handle attr(H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT));
-  const char* text = value.c_str();
-  REQUIRE(H5Awrite(attr, type, &text) >= 0);
-}
-
 TEST_CASE("damaged, truncated and foreign cost tables are one-line errors", "[cost]") {
   TempDir dir;
   std::string path = dir.file("costs.h5");
@@ -273,7 +261,7 @@ TEST_CASE("damaged, truncated and foreign cost tables are one-line errors", "[co
   SECTION("a thread count with trailing text") {
     // std::stoi read "12abc" as 12.
     for (const char* threads : {"12abc", "", "-1", "99999999999"}) {
-      set_string_attribute(path, "threads", threads);
+      test::FileEditor(path).set_attribute("threads", std::string(threads));
       REQUIRE_THROWS_WITH(CostTable::read(path),
                           Contains("attribute threads '" + std::string(threads) + "' is not a thread count"));
     }
