@@ -46,3 +46,16 @@ print('exhaustive: ok, finished:', ex['finished'], 'explored', ex['graphs_explor
 file(MAKE_DIRECTORY ${reproduce_dir})
 set_tests_properties(cli_optimize_exhaustive_not_worse PROPERTIES FIXTURES_REQUIRED search_rules TIMEOUT 120
                      PASS_REGULAR_EXPRESSION "exhaustive: ok")
+
+# --opset names the databases (NAME-N.h5) and the generator's operator set; a
+# missing or malformed file is one line and exit 2, before anything runs.
+add_test(NAME reproduce_rule-size_bad_opset
+         COMMAND ${superopt_expect} --one-line 2 "no opset file '/nonexistent.json'" --
+                 bash ${reproduce_scripts}/rule-size.sh --superopt ${superopt_bin} --opset /nonexistent.json
+                 --out ${reproduce_dir}/bad-opset)
+add_test(NAME reproduce_rule-size_opset_not_json
+         COMMAND ${superopt_expect} --one-line 2 "is not an operator set file" --
+                 bash ${reproduce_scripts}/rule-size.sh --superopt ${superopt_bin}
+                 --opset ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh --out ${reproduce_dir}/bad-opset)
+set_tests_properties(reproduce_rule-size_bad_opset reproduce_rule-size_opset_not_json
+                     PROPERTIES LABELS reproduce TIMEOUT 60 FAIL_REGULAR_EXPRESSION "expect_exit: FAIL")

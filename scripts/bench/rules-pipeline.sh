@@ -8,11 +8,14 @@
 # --wave-rules N is verify's (0: a whole size per wave, as before waves).
 # --memory-per-rank M bounds the generator's memory per rank (it spills sorted
 # runs to a scratch folder in the work folder): the 4-operator target is 8 GB.
-#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]
+# --opset FILE: another operator set (default data/opsets/taso.json; issue
+# 20's 5-operator run: --opset data/opsets/matmul-2d.json --max-ops 5).
+#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_ops=3
 ranks=2
+opset=data/opsets/taso.json
 compare=
 keep=
 bound=()
@@ -21,11 +24,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --max-ops) max_ops=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;;
+    --opset) opset=$2; shift 2 ;;
     --compare-z3) compare=1; shift ;;
     --keep) keep=$2; shift 2 ;;
     --memory-per-rank) bound=(--memory-per-rank "$2"); shift 2 ;;
     --wave-rules) waves=(--wave-rules "$2"); shift 2 ;;
-    *) echo "usage: $0 [--max-ops N] [--ranks R] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--max-ops N] [--ranks R] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
   esac
 done
 source scripts/bench/common.sh
@@ -52,10 +56,10 @@ PY
 }
 
 echo "machine: $machine; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "taso opset, $max_ops operators, $ranks ranks ${bound[*]}"
+echo "opset $opset, $max_ops operators, $ranks ranks ${bound[*]}"
 [ ${#bound[@]} -gt 0 ] && bound+=(--scratch "$work/scratch")
 start=$(date +%s)
-stage enumerate mpirun -n "$ranks" --oversubscribe build/superopt enumerate --max-ops "$max_ops" --out "$db" --force "${bound[@]}"
+stage enumerate mpirun -n "$ranks" --oversubscribe build/superopt enumerate --max-ops "$max_ops" --opset "$opset" --out "$db" --force "${bound[@]}"
 statuses "$db"
 [ -n "$compare" ] && cp "$db" "$work/z3-only.h5"
 stage verify mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$db" "${waves[@]}" --json

@@ -1,7 +1,7 @@
 # Sourced by the reproduction scripts after they set $usage and $accepts (the
 # valued flags they take of --models, --sizes, --alphas, --budget, --time-limit).
 # Parses the shared flags (--quick, --out DIR, --superopt BIN, --rules FILE,
-# --rules-dir DIR, --allow-unverified) and those into $models, $sizes, $alphas, $budget,
+# --rules-dir DIR, --opset FILE, --allow-unverified) and those into $models, $sizes, $alphas, $budget,
 # $time_limit (empty unless given), builds superopt
 # unless --superopt names one, lets MPI run as root, makes a scratch folder
 # $work (removed on exit), and defines rules_for N (a rule database of up to N
@@ -13,6 +13,7 @@ out=$root/scripts/reproduce/out
 superopt=
 rules=
 rules_dir=$root/data/rules
+opset=$root/data/opsets/taso.json
 unverified=
 models= sizes= alphas= budget= time_limit=
 while [ $# -gt 0 ]; do
@@ -22,6 +23,7 @@ while [ $# -gt 0 ]; do
     --superopt) superopt=$2; shift 2 ;;
     --rules) rules=$2; shift 2 ;;
     --rules-dir) rules_dir=$2; shift 2 ;;
+    --opset) opset=$2; shift 2 ;;
     --allow-unverified) unverified=--allow-unverified; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
     --models|--sizes|--alphas|--budget|--time-limit)
@@ -36,8 +38,14 @@ if [ -z "$superopt" ]; then
   (cd "$root" && bash scripts/build.sh >/dev/null)
   superopt=$root/build/superopt
 fi
+# The opset's name ("taso") names its databases: NAME-N.h5.
+if [ ! -f "$opset" ]; then echo "$0: no opset file '$opset'" >&2; exit 2; fi
+opset_name=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$opset" 2>/dev/null) ||
+  { echo "$0: '$opset' is not an operator set file (JSON with a \"name\")" >&2; exit 2; }
 # The shipped verified 3-operator database spares generating and verifying it.
-if [ -z "$rules" ] && [ -f "$root/data/rules/taso-3.h5" ]; then rules=$root/data/rules/taso-3.h5; fi
+for dir in "$rules_dir" "$root/data/rules"; do
+  if [ -z "$rules" ] && [ -f "$dir/$opset_name-3.h5" ]; then rules=$dir/$opset_name-3.h5; fi
+done
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
@@ -45,20 +53,20 @@ trap 'rm -rf "$work"' EXIT
 machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 plot=$root/scripts/reproduce/plot.py
 
-# Prints the path of a database of rules of up to $1 operators (taso opset):
-# for 3 operators --rules, or the shipped data/rules/taso-3.h5; taso-N.h5 from
-# --rules-dir (default data/rules) for the other sizes; else generated
+# Prints the path of a database of rules of up to $1 operators of --opset
+# (default taso): for 3 operators --rules, or NAME-3.h5 in --rules-dir (default
+# data/rules); NAME-N.h5 from --rules-dir for the other sizes; else generated
 # into $work and verified with 2 workers unless --allow-unverified.
 rules_for() {
-  local n=$1 db=$work/taso-$1.h5
+  local n=$1 db=$work/$opset_name-$1.h5
   if [ "$n" = 3 ] && [ -n "$rules" ]; then echo "$rules"; return; fi
   # A proven database of other sizes in --rules-dir (default data/rules, which
   # ships taso-4.h5) likewise, unless candidates were asked for.
-  if [ "$n" != 3 ] && [ -z "$unverified" ] && [ -f "$rules_dir/taso-$n.h5" ]; then
-    echo "$rules_dir/taso-$n.h5"; return
+  if [ "$n" != 3 ] && [ -z "$unverified" ] && [ -f "$rules_dir/$opset_name-$n.h5" ]; then
+    echo "$rules_dir/$opset_name-$n.h5"; return
   fi
   if [ ! -f "$db" ]; then
-    "$superopt" enumerate --max-ops "$n" --out "$db" >/dev/null 2>&1
+    "$superopt" enumerate --max-ops "$n" --opset "$opset" --out "$db" >/dev/null 2>&1
     if [ -z "$unverified" ]; then
       mpirun -n 3 --oversubscribe "$superopt" verify "$db" >/dev/null 2>&1
     fi

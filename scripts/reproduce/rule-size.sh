@@ -3,12 +3,14 @@
 # with rule databases limited to 1, 2, 3 and 4 operators, as relative speedup
 # over the input graph. Each database is generated and verified (2 verifier
 # workers) unless --allow-unverified; --rules FILE gives the 3-operator one,
-# --rules-dir DIR holds proven taso-N.h5 of other sizes (default data/rules).
+# --rules-dir DIR holds proven taso-N.h5 of other sizes (default data/rules);
+# --opset FILE uses that operator set's NAME-N.h5 instead (issue 20's fifth
+# bar: --opset data/opsets/matmul-2d.json --sizes "1 2 3 4 5").
 # --quick: sizes 1-3, two small models, budget 30 and candidate rules.
 # Writes rule-size.csv and rule-size.png into --out and prints the table.
 #   scripts/reproduce/rule-size.sh [--quick] [--out DIR] [--superopt BIN] [--rules FILE] [--rules-dir DIR]
-#       [--allow-unverified] [--sizes "1 2 3 4"] [--models "A B"] [--budget N] [--time-limit S]
-usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--rules FILE] [--rules-dir DIR] [--allow-unverified] [--sizes \"1 2 3 4\"] [--models \"A B\"] [--budget N] [--time-limit S]"
+#       [--opset FILE] [--allow-unverified] [--sizes "1 2 3 4"] [--models "A B"] [--budget N] [--time-limit S]
+usage="usage: $0 [--quick] [--out DIR] [--superopt BIN] [--rules FILE] [--rules-dir DIR] [--opset FILE] [--allow-unverified] [--sizes \"1 2 3 4\"] [--models \"A B\"] [--budget N] [--time-limit S]"
 accepts="--models --sizes --budget --time-limit"
 source "$(dirname "$0")/common.sh"
 
