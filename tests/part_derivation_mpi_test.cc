@@ -1,13 +1,15 @@
 // MPI test (run under mpirun with 1, 2 and 3 ranks): derivations part by part
 // do not depend on the rank count. verify decides the parts' rules, then
 // derives the dense two-part rule part by part and not the grouped one; derive
-// over the ranks gives the statuses and derivations one process alone gives.
+// over the ranks gives the statuses and derivations one process alone gives,
+// part by part and output by output (derive_by_outputs).
 #include <catch2/catch.hpp>
 
 #include "tests/mpi_catch_session.h"
 
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
+#include "tests/output_rule_fixture.h"
 #include "tests/part_rule_fixture.h"
 #include "tests/temp_dir.h"
 #include "tests/verify_fixture.h"
@@ -53,6 +55,16 @@ TEST_CASE("derive part by part over the ranks gives what one process gives", "[p
   CHECK(alone.rules[3].status == RuleStatus::derived);
   CHECK(one.by_parts == 1);
   if (world->rank() == 0) CHECK(ranks.by_parts == 1);
+}
+
+TEST_CASE("derive output by output over the ranks gives what one process gives", "[outputs][mpi]") {
+  RuleDatabase alone = base_then_shared(RuleStatus::verified), pooled = alone;
+  const verify::DeriveSummary one = verify::derive_rules(alone, {});
+  const verify::DeriveSummary ranks = verify::derive_rules(pooled, {}, world);
+  CHECK(statuses(pooled) == statuses(alone));
+  CHECK(alone.rules[1].status == RuleStatus::derived);
+  CHECK(one.by_outputs == 1);
+  if (world->rank() == 0) CHECK(ranks.by_outputs == 1);
 }
 
 int main(int argc, char** argv) {
