@@ -2,8 +2,9 @@
 # derive and db check-proofs on a real database: a 2-operator TASO database is
 # verified, derived, and every derivation replays; a tampered derivation is
 # named by check-proofs (exit 1); a corrupt derivation record, one pointing at
-# a missing rule and a status out of range are one line naming the rule, exit 2,
-# and leave the file unchanged.
+# a missing rule, a step's output ('@') not a number or out of the rule's
+# range, and a status out of range are one line naming the rule, exit 2, and
+# leave the file unchanged.
 #   derive_cli_test.sh SUPEROPT WORKDIR
 set -eu
 bin=$1
@@ -41,6 +42,10 @@ with h5py.File(path, "r+") as f:
             d[k] = "S twelve> 1,2"
         elif action == "missing":
             d[k] = "S 999999> " + old.split(" ", 2)[2]
+        elif action == "output-garbage":  # '@' without an output index
+            d[k] = old.split(";")[0] + "@x"
+        elif action == "output-range":  # an output the rule does not have
+            d[k] = old.split(";")[0] + "@7"
     else:
         rules["status"][k] = 9  # no member of the enum has this value
     print(k)
@@ -54,7 +59,7 @@ set -e
 [ "$code" = 1 ] || fail "check-proofs exited $code on a tampered derivation: $(cat tampered.txt)"
 grep -q "^rule $k: invalid derivation: step 1" tampered.txt || fail "check-proofs did not name rule $k: $(cat tampered.txt)"
 
-for action in garbage missing status; do
+for action in garbage missing output-garbage output-range status; do
   cp rules.h5 bad.h5
   if [ $action = status ]; then k=$(/usr/bin/python3 tamper.py bad.h5 status x); else k=$(/usr/bin/python3 tamper.py bad.h5 derivation $action); fi
   before=$(md5sum bad.h5)

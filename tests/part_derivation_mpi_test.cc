@@ -1,13 +1,15 @@
 // MPI test (run under mpirun with 1, 2 and 3 ranks): derivations part by part
 // do not depend on the rank count. verify decides the parts' rules, then
 // derives the dense two-part rule part by part and not the grouped one; derive
-// over the ranks gives the statuses and derivations one process alone gives.
+// over the ranks gives the statuses and derivations one process alone gives,
+// part by part and output by output (derive_by_outputs).
 #include <catch2/catch.hpp>
 
 #include "tests/mpi_catch_session.h"
 
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
+#include "tests/output_rule_fixture.h"
 #include "tests/part_rule_fixture.h"
 #include "tests/temp_dir.h"
 #include "tests/verify_fixture.h"
@@ -45,14 +47,28 @@ TEST_CASE("verify derives part by part the same on every rank count", "[parts][m
   CHECK(world->broadcast(statuses(db)) == statuses(db));
 }
 
-TEST_CASE("derive part by part over the ranks gives what one process gives", "[parts][mpi]") {
-  RuleDatabase alone = parts_then_products(RuleStatus::verified), pooled = alone;
+namespace {
+
+// derive over the ranks gives the statuses and derivations one process alone
+// gives; rule `derived` derives, counted once by `count`.
+void derive_alike(const RuleDatabase& db, int derived, int64_t verify::DeriveSummary::*count) {
+  RuleDatabase alone = db, pooled = db;
   const verify::DeriveSummary one = verify::derive_rules(alone, {});
   const verify::DeriveSummary ranks = verify::derive_rules(pooled, {}, world);
   CHECK(statuses(pooled) == statuses(alone));
-  CHECK(alone.rules[3].status == RuleStatus::derived);
-  CHECK(one.by_parts == 1);
-  if (world->rank() == 0) CHECK(ranks.by_parts == 1);
+  CHECK(alone.rules[derived].status == RuleStatus::derived);
+  CHECK(one.*count == 1);
+  if (world->rank() == 0) CHECK(ranks.*count == 1);
+}
+
+}  // namespace
+
+TEST_CASE("derive part by part over the ranks gives what one process gives", "[parts][mpi]") {
+  derive_alike(parts_then_products(RuleStatus::verified), 3, &verify::DeriveSummary::by_parts);
+}
+
+TEST_CASE("derive output by output over the ranks gives what one process gives", "[outputs][mpi]") {
+  derive_alike(base_then_shared(RuleStatus::verified), 1, &verify::DeriveSummary::by_outputs);
 }
 
 int main(int argc, char** argv) {

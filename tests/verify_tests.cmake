@@ -58,6 +58,12 @@ foreach(ranks 1 2 3)
                        ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 endforeach()
 
+# Derivations output by output (verify/derive.h derive_by_outputs).
+add_executable(output_derivation_tests output_derivation_test.cc)
+target_link_libraries(output_derivation_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
+target_compile_definitions(output_derivation_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catch_discover_tests(output_derivation_tests TEST_PREFIX "output_derivation:")
+
 # Derivations along a fingerprint class (verify/class_paths.h).
 add_executable(class_path_tests class_path_test.cc)
 target_link_libraries(class_path_tests PRIVATE superopt_verify Catch2::Catch2WithMain)

@@ -42,6 +42,7 @@ struct DeriveSummary {
   std::map<int, int64_t> by_steps;  // derived rules by derivation length
   int64_t by_class_path = 0;        // of derived: along the rule's fingerprint class
   int64_t by_parts = 0;             // of derived: part by part (rule_parts.h)
+  int64_t by_outputs = 0;           // of derived: output by output (derive_by_outputs)
   int64_t invalidated = 0;          // derivations dropped first: a rule they used is no longer proven
   int passes = 0;
   double seconds = 0;
@@ -74,17 +75,23 @@ inline constexpr const char* kClassPathNote = "derived along its fingerprint cla
 // The note a rule derived part by part carries.
 inline constexpr const char* kPartsNote = "derived part by part";
 
+// The note a rule derived output by output carries.
+inline constexpr const char* kPerOutputNote = "derived output by output";
+
 // A derivation, and how it was found.
 struct FoundDerivation {
   Derivation steps;
   bool by_class_path = false;  // along the rule's fingerprint class
   bool by_parts = false;       // part by part (derive_by_parts)
-  const char* note() const { return by_class_path ? kClassPathNote : by_parts ? kPartsNote : ""; }
+  bool by_outputs = false;     // output by output (derive_by_outputs)
+  const char* note() const {
+    return by_class_path ? kClassPathNote : by_parts ? kPartsNote : by_outputs ? kPerOutputNote : "";
+  }
 };
 
 // A derivation of rule from the first `first_n` rules of `proven` (-1: all):
 // along its fingerprint class first (o.max_class_path), else find_derivation,
-// else derive_by_parts.
+// else derive_by_parts, else derive_by_outputs.
 std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& proven,
                                            const DeriveOptions& o, int first_n = -1);
 
@@ -116,6 +123,14 @@ std::optional<Derivation> find_meeting(const Rule& rule, const RuleIndex& rules,
 // derive, or the parts' steps do not carry over to the whole graph.
 std::optional<Derivation> derive_by_parts(const Rule& rule, const ProvenRules& proven, const DeriveOptions& o,
                                           int first_n = -1);
+
+// A derivation of a rule of two or more outputs output by output: each
+// output's single-output rule (runtime/rewrite/output_rule.h) derived with
+// derive_rule (same rules, prefix and bounds), or no steps when its two sides
+// are the same computation; the steps carry their output. nullopt when the
+// rule has one output, an output does not derive, or no output needs a step.
+std::optional<Derivation> derive_by_outputs(const Rule& rule, const ProvenRules& proven,
+                                            const DeriveOptions& o, int first_n = -1);
 
 // Derives every non-refuted rule it can from the proven rules before it in
 // derivation order (smallest first); a verified rule that is derived leaves the

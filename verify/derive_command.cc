@@ -25,6 +25,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
                         {"derived", s.derived},
                         {"derived_by_class_path", s.by_class_path},
                         {"derived_by_parts", s.by_parts},
+                        {"derived_by_outputs", s.by_outputs},
                         {"invalidated", s.invalidated},
                         {"seconds", s.seconds},
                         {"passes", s.passes},
@@ -46,6 +47,7 @@ void print_summary(const DeriveSummary& s, const RuleDatabase& db, const std::st
     std::printf("; %lld in %d step%s", (long long)n, steps, steps == 1 ? "" : "s");
   if (s.by_class_path) std::printf("; %lld along their fingerprint class", (long long)s.by_class_path);
   if (s.by_parts) std::printf("; %lld part by part", (long long)s.by_parts);
+  if (s.by_outputs) std::printf("; %lld output by output", (long long)s.by_outputs);
   if (s.invalidated) std::printf("; %lld derivations dropped first", (long long)s.invalidated);
   std::printf("\n");
 }

@@ -119,6 +119,7 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
       ++summary.by_steps[int(v.derivation.size())];
       if (v.note == kClassPathNote) ++summary.by_class_path;
       if (v.note == kPartsNote) ++summary.by_parts;
+      if (v.note == kPerOutputNote) ++summary.by_outputs;
       ++summary.derived;
     };
     if (world)

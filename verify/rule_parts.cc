@@ -5,6 +5,8 @@
 #include <numeric>
 #include <optional>
 
+#include "runtime/rewrite/output_rule.h"
+
 namespace superopt::verify {
 namespace {
 
@@ -34,13 +36,10 @@ std::optional<std::vector<int>> output_groups(const Graph& g) {
 
 // g computing only the outputs of group `group`.
 Graph part_of(const Graph& g, const std::vector<int>& groups, int group) {
-  Graph part = g;
-  std::vector<TensorRef> outputs;
+  std::vector<int> outputs;
   for (size_t k = 0; k < groups.size(); ++k)
-    if (groups[k] == group) outputs.push_back(g.outputs()[k]);
-  part.set_outputs(std::move(outputs));
-  part.remove_unused();
-  return part;
+    if (groups[k] == group) outputs.push_back(int(k));
+  return graph_of_outputs(g, outputs);
 }
 
 }  // namespace

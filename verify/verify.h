@@ -46,6 +46,7 @@ struct VerifySummary {
   int64_t derived_same_size = 0;      // of those, using a rule of the same size (an earlier wave)
   int64_t derived_by_class_path = 0;  // of those, along the rule's fingerprint class (class_paths.h)
   int64_t derived_by_parts = 0;       // of those, part by part (rule_parts.h)
+  int64_t derived_by_outputs = 0;     // of those, output by output (derive_by_outputs)
   int workers = 1;
   double wall_seconds = 0;
   double median_ms = 0;  // per rule checked

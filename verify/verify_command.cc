@@ -27,6 +27,7 @@ void print_json(const VerifySummary& s, const std::string& path) {
                       {"derived_from_same_size", s.derived_same_size},
                       {"derived_by_class_path", s.derived_by_class_path},
                       {"derived_by_parts", s.derived_by_parts},
+                      {"derived_by_outputs", s.derived_by_outputs},
                       {"z3_median_ms", s.z3_median_ms},
                       {"z3_p95_ms", s.z3_p95_ms},
                       {"proof_median_ms", s.proof_median_ms},
@@ -49,13 +50,13 @@ void print_text(const VerifySummary& s, const std::string& path) {
               s.p95_ms);
   std::printf(
       "derived %lld of them (%lld using rules of their own size, %lld along their fingerprint class, %lld "
-      "part by part); the "
+      "part by part, %lld output by output); the "
       "other %lld: median %.2f ms, p95 %.2f "
       "ms (validation and proof; "
       "the proof alone: median %.2f ms)\n",
       (long long)s.derived, (long long)s.derived_same_size, (long long)s.derived_by_class_path,
-      (long long)s.derived_by_parts, (long long)(s.checked - s.derived), s.z3_median_ms, s.z3_p95_ms,
-      s.proof_median_ms);
+      (long long)s.derived_by_parts, (long long)s.derived_by_outputs, (long long)(s.checked - s.derived),
+      s.z3_median_ms, s.z3_p95_ms, s.proof_median_ms);
   std::printf(
       "re-checked %lld stored verdicts over their shape family in %.2f s: %lld refuted, %lld derivations "
       "dropped and decided again\n",

@@ -88,6 +88,7 @@ class VerdictRecorder {
       ++derived_;
       if (v.note == verify::kClassPathNote) ++derived_by_class_path_;
       if (v.note == verify::kPartsNote) ++derived_by_parts_;
+      if (v.note == verify::kPerOutputNote) ++derived_by_outputs_;
       if (uses_own_size(r)) ++derived_same_size_;
     } else
       z3_ms_.push_back(v.ms);
@@ -112,6 +113,7 @@ class VerdictRecorder {
   int64_t derived_same_size() const { return derived_same_size_; }
   int64_t derived_by_class_path() const { return derived_by_class_path_; }
   int64_t derived_by_parts() const { return derived_by_parts_; }
+  int64_t derived_by_outputs() const { return derived_by_outputs_; }
 
  private:
   // Whether r's derivation uses a rule of r's own size: one an earlier wave proved.
@@ -133,6 +135,7 @@ class VerdictRecorder {
   int64_t derived_same_size_ = 0;      // of derived_: using a rule of the same size
   int64_t derived_by_class_path_ = 0;  // of derived_: along the rule's fingerprint class
   int64_t derived_by_parts_ = 0;       // of derived_: part by part (rule_parts.h)
+  int64_t derived_by_outputs_ = 0;     // of derived_: output by output (derive_by_outputs)
 };
 
 VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder) {
@@ -144,6 +147,7 @@ VerifySummary summarize(const RuleDatabase& db, const VerdictRecorder& recorder)
   s.derived_same_size = recorder.derived_same_size();
   s.derived_by_class_path = recorder.derived_by_class_path();
   s.derived_by_parts = recorder.derived_by_parts();
+  s.derived_by_outputs = recorder.derived_by_outputs();
   s.median_ms = percentile(recorder.rule_ms(), 0.5);
   s.p95_ms = percentile(recorder.rule_ms(), 0.95);
   s.z3_median_ms = percentile(recorder.z3_ms(), 0.5);

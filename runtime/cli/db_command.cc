@@ -194,24 +194,35 @@ Json mapping_json(const Rule& r) {
 
 Json derivation_json(const Derivation& d) {
   Json steps = Json::array();
-  for (const DerivationStep& s : d)
+  for (const DerivationStep& s : d) {
     steps.push_back({{"side", s.on_target ? "target" : "source"},
                      {"rule", s.rule},
                      {"reversed", s.reversed},
                      {"site", s.site}});
+    if (s.output >= 0) steps.back()["output"] = s.output;
+  }
   return steps;
 }
 
-// "source side: rule 17 (target -> source) at nodes 3,4": one line per step.
+// "source side: rule 17 (target -> source) at nodes 3,4": one line per step,
+// per output under a line naming the output ("output 1 (its own rule; the
+// sides meet after its last step):").
 void print_derivation(const RuleDatabase& db, const Derivation& d) {
+  const bool per_output = !d.empty() && d.front().output >= 0;
   std::cout << "\nderivation (" << d.size() << (d.size() == 1 ? " step" : " steps")
-            << "; the sides meet after the last):\n";
-  for (const DerivationStep& s : d) {
+            << (per_output
+                    ? ", output by output; outputs not listed are the same computation on both sides):\n"
+                    : "; the sides meet after the last):\n");
+  for (size_t j = 0; j < d.size(); ++j) {
+    const DerivationStep& s = d[j];
+    if (s.output >= 0 && (j == 0 || d[j - 1].output != s.output))
+      std::cout << "  output " << s.output << " (its own rule; the sides meet after its last step):\n";
     std::string site;
     for (int32_t n : s.site)
       if (n >= 0) site.append(site.empty() ? "" : ",").append(std::to_string(n));  // not +: GCC 12 -Wrestrict
-    std::cout << "  " << (s.on_target ? "target" : "source") << " side: rule " << s.rule
-              << (s.reversed ? " (target -> source)" : " (source -> target)") << " at nodes " << site;
+    std::cout << (s.output >= 0 ? "    " : "  ") << (s.on_target ? "target" : "source") << " side: rule "
+              << s.rule << (s.reversed ? " (target -> source)" : " (source -> target)") << " at nodes "
+              << site;
     if (s.rule >= 0 && s.rule < int64_t(db.rules.size()))
       std::cout << "  [" << rule_status_name(db.rules[s.rule].status) << "]";
     std::cout << "\n";

@@ -7,6 +7,9 @@
 namespace superopt {
 namespace {
 
+// Far beyond any rule's outputs: the database read checks the real bound.
+constexpr int64_t kMaxOutputIndex = int64_t(1) << 30;
+
 [[noreturn]] void bad(std::string_view text, const std::string& why) {
   throw Error("bad derivation '" + std::string(text.substr(0, 60)) + "': " + why);
 }
@@ -20,8 +23,23 @@ int64_t take_int(std::string_view& s, std::string_view whole) {
   return v;
 }
 
+// The output after '@' at the end of s, which is consumed; -1 without one.
+int32_t take_output(std::string_view& s, std::string_view whole) {
+  const size_t at = s.rfind('@');
+  if (at == std::string_view::npos) return -1;
+  std::string_view number = s.substr(at + 1);
+  s = s.substr(0, at);
+  int64_t output = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), output);
+  if (ec != std::errc() || end == number.data() || end != number.data() + number.size())
+    bad(whole, "expected an output index after '@'");
+  if (output < 0 || output >= kMaxOutputIndex) bad(whole, "output index out of range after '@'");
+  return static_cast<int32_t>(output);
+}
+
 DerivationStep step_from_text(std::string_view s, std::string_view whole) {
   DerivationStep step;
+  step.output = take_output(s, whole);
   if (s.size() < 4 || (s[0] != 'S' && s[0] != 'T') || s[1] != ' ')
     bad(whole, "a step starts with 'S ' or 'T '");
   step.on_target = s[0] == 'T';
@@ -63,6 +81,7 @@ std::string derivation_text(const Derivation& d) {
       text.append(i ? "," : "").append(std::to_string(step.site[i]));
     for (size_t i = 0; i < step.variables.size(); ++i)
       text.append(i ? "," : "/").append(std::to_string(step.variables[i]));
+    if (step.output >= 0) text.append("@").append(std::to_string(step.output));
   }
   return text;
 }

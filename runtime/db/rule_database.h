@@ -30,13 +30,16 @@ std::optional<RuleStatus> rule_status_from_name(std::string_view name);
 // pattern nodes are the graph nodes `site` (in the rule pattern's node order;
 // -1 for the pattern's variables) and whose variables are the tensors
 // `variables` (node * kMaxOutputs + port; commutative operators match both ways,
-// so the nodes alone do not say which).
+// so the nodes alone do not say which). `output` -1: the step rewrites the
+// whole rule's side; i >= 0: it rewrites that side of the single-output rule of
+// output i (runtime/rewrite/output_rule.h), and sites are its node indices.
 struct DerivationStep {
   int64_t rule = -1;
   bool reversed = false;   // the rule's target -> source
   bool on_target = false;  // rewrites the rule's target side (else its source side)
   std::vector<int32_t> site;
   std::vector<int32_t> variables;
+  int32_t output = -1;  // -1: the whole rule; i: the single-output rule of output i
   bool operator==(const DerivationStep&) const = default;
 };
 
@@ -44,12 +47,18 @@ struct DerivationStep {
 // and the target-side steps the target into one common graph. Every step uses
 // a proven rule that comes before the derived one (smaller, or as small and
 // earlier in the database), so derivations never go round in a circle.
+// Either every step rewrites the whole rule, or every step rewrites one
+// output's single-output rule (a proof per output: for each output i its steps
+// make its two sides meet; an output whose two sides are already the same
+// computation has none); a derivation mixing the two is invalid.
 using Derivation = std::vector<DerivationStep>;
 
 // Derivations as text, the database's derivation column: steps separated by
 // ';', each "S" or "T" (side), the rule index with '>' (forward) or '<'
-// (reversed), the site's nodes separated by ',', '/' and the variables' tensors:
-// "S 12> 4,-1,5/2,6;T 30< 2,3/0".
+// (reversed), the site's nodes separated by ',', '/' and the variables' tensors,
+// and for a step on one output's rule '@' and the output: "S 12> 4,-1,5/2,6;T
+// 30< 2,3/0" (whole rule), "S 12> 4,-1/2@0;T 30< 2,3/0@1" (per output). Text
+// without '@' (all of it before per-output derivations) reads as whole-rule steps.
 std::string derivation_text(const Derivation& d);
 // Throws Error("bad derivation ...") on anything malformed.
 Derivation derivation_from_text(std::string_view text);

@@ -146,9 +146,13 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
   if ((rule.status == RuleStatus::derived) != !rule.derivation.empty())
     r.fail(where +
            (rule.derivation.empty() ? "derived without a derivation" : "a derivation but not derived"));
-  for (const DerivationStep& step : rule.derivation)
+  for (const DerivationStep& step : rule.derivation) {
     if (step.rule < 0 || step.rule >= int64_t(c.source.size()))
       r.fail(where + "its derivation uses rule " + std::to_string(step.rule) + ", which the database lacks");
+    if (step.output >= int32_t(n))
+      r.fail(where + "its derivation has a step on output " + std::to_string(step.output) +
+             ", the rule has " + std::to_string(n));
+  }
   return rule;
 }
 

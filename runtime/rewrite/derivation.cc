@@ -1,7 +1,10 @@
 // Replaying and invalidating derivations (see derivation.h).
 #include "runtime/rewrite/derivation.h"
 
+#include <algorithm>
+
 #include "runtime/core/graph_hash.h"
+#include "runtime/rewrite/output_rule.h"
 
 namespace superopt {
 namespace {
@@ -37,6 +40,47 @@ std::optional<std::string> replay_step(const std::vector<Rule>& rules, int64_t i
   return std::nullopt;
 }
 
+// The positions of d's steps on output `output` (-1: on the whole rule), in order.
+std::vector<size_t> step_numbers(const Derivation& d, int32_t output) {
+  std::vector<size_t> steps;
+  for (size_t j = 0; j < d.size(); ++j)
+    if (d[j].output == output) steps.push_back(j);
+  return steps;
+}
+
+// Why the steps at `steps` of rule `index`'s derivation do not rewrite
+// `source` and `target` into one graph (each error prefixed by `where`), or
+// nullopt when they do.
+std::optional<std::string> replay_sides(const std::vector<Rule>& rules, int64_t index, Graph source,
+                                        Graph target, const std::vector<size_t>& steps,
+                                        const std::string& where) {
+  for (size_t j : steps) {
+    const DerivationStep& s = rules[index].derivation[j];
+    if (auto why = replay_step(rules, index, s, s.on_target ? &target : &source))
+      return where + "step " + std::to_string(j + 1) + ": " + *why;
+  }
+  if (structurally_equal(source, target)) return std::nullopt;
+  return where + (steps.empty() ? "its sides differ and no step rewrites them"
+                                : "its sides do not meet after the last step");
+}
+
+// derivation_error() of a derivation whose every step is on one output.
+std::optional<std::string> per_output_error(const std::vector<Rule>& rules, int64_t index) {
+  const Rule& rule = rules[index];
+  const int32_t outputs = int32_t(rule.source.outputs().size());
+  for (size_t j = 0; j < rule.derivation.size(); ++j)
+    if (rule.derivation[j].output >= outputs)
+      return "step " + std::to_string(j + 1) + ": output " + std::to_string(rule.derivation[j].output) +
+             " does not exist (the rule has " + std::to_string(outputs) + ")";
+  for (int32_t i = 0; i < outputs; ++i) {
+    const Rule one = output_rule(rule, i);
+    if (auto why = replay_sides(rules, index, one.source, one.target, step_numbers(rule.derivation, i),
+                                "output " + std::to_string(i) + ", "))
+      return why;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void record_site(const Match& m, DerivationStep& step) {
@@ -65,14 +109,17 @@ std::optional<Match> occurrence_at(const Graph& g, const DirectedRule& r, const 
 std::optional<std::string> derivation_error(const std::vector<Rule>& rules, int64_t index) {
   const Rule& rule = rules[index];
   if (rule.derivation.empty()) return "no derivation";
-  Graph source = rule.source, target = rule.target;
-  for (size_t j = 0; j < rule.derivation.size(); ++j) {
-    const DerivationStep& s = rule.derivation[j];
-    if (auto why = replay_step(rules, index, s, s.on_target ? &target : &source))
-      return "step " + std::to_string(j + 1) + ": " + *why;
-  }
-  if (!structurally_equal(source, target)) return "its sides do not meet after the last step";
-  return std::nullopt;
+  const auto whole = [](const DerivationStep& s) { return s.output < 0; };
+  const size_t first_whole =
+      size_t(std::find_if(rule.derivation.begin(), rule.derivation.end(), whole) - rule.derivation.begin());
+  if (first_whole == rule.derivation.size()) return per_output_error(rules, index);
+  const size_t first_per_output = size_t(
+      std::find_if_not(rule.derivation.begin(), rule.derivation.end(), whole) - rule.derivation.begin());
+  if (first_per_output < rule.derivation.size())
+    return "step " + std::to_string(first_whole + 1) + " rewrites the whole rule and step " +
+           std::to_string(first_per_output + 1) + " one output's: a derivation is one or the other";
+  const std::vector<size_t> all = step_numbers(rule.derivation, -1);
+  return replay_sides(rules, index, rule.source, rule.target, all, "");
 }
 
 int64_t invalidate_broken_derivations(std::vector<Rule>& rules) {

@@ -19,8 +19,10 @@ namespace superopt {
 void record_site(const Match& m, DerivationStep& step);
 std::optional<Match> occurrence_at(const Graph& g, const DirectedRule& r, const DerivationStep& step);
 
-// Why rule `index`'s derivation is not a proof ("step 2: rule 17 is refuted"),
-// or nullopt when it is one.
+// Why rule `index`'s derivation is not a proof ("step 2: rule 17 is refuted";
+// per output: "output 1, step 4: ..."), or nullopt when it is one. A
+// per-output derivation is replayed output by output on each output's
+// single-output rule (output_rule.h), whose sides its steps must make meet.
 std::optional<std::string> derivation_error(const std::vector<Rule>& rules, int64_t index);
 
 // Derived rules whose derivation uses a rule that is no longer proven (refuted,
