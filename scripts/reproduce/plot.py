@@ -60,13 +60,23 @@ def pruning(rows, png):
     fig.savefig(png, dpi=120)
 
 
+def is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
 def rule_size(rows, png):
     print_table(rows, ["model", "max_ops", "rules", "rules_usable", "cost_before_ms", "cost_after_ms", "speedup",
                        "search_seconds", "check"])
     models = list(OrderedDict.fromkeys(r["model"] for r in rows))
     sizes = list(OrderedDict.fromkeys(r["max_ops"] for r in rows))
     series = [f"up to {n} op" + ("s" if n != "1" else "") for n in sizes]
-    values = {(r["model"], series[sizes.index(r["max_ops"])]): float(r["speedup"]) for r in rows}
+    # A run that failed (FAILED in the table, e.g. a size with no proven rule) has no bar.
+    values = {(r["model"], series[sizes.index(r["max_ops"])]): float(r["speedup"]) for r in rows
+              if is_number(r["speedup"])}
     fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(models)), 4.5))
     grouped_bars(ax, models, series, values)
     ax.axhline(1.0, color="gray", linewidth=0.8)
