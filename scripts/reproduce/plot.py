@@ -3,6 +3,7 @@
 table and draws the paper's figure as a PNG; and picks fields of an optimize --json
 result for a CSV row.
   plot.py pruning|rule-size|search|alpha CSV PNG
+  plot.py largest-rules N RESULT.json...  (the rules of N operators each run applied)
   plot.py fields RESULT.json FIELD...   (check: pass/FAIL; missing file: FAILED)"""
 import csv
 import sys
@@ -156,9 +157,28 @@ def fields(path, names):
     return ",".join(out)
 
 
+def largest_rules_applied(paths, size):
+    """Prints the rules of `size` operators (on their larger side) that each
+    optimize --json in `paths` applied: labels are "17: a,b -> c,d,e"."""
+    import json
+
+    for path in paths:
+        try:
+            applied = json.load(open(path)).get("rules_applied", {})
+        except (OSError, ValueError):
+            continue
+        for label, count in sorted(applied.items()):
+            sides = label.split(": ", 1)[-1].split(" -> ")
+            if max(len(side.split(",")) for side in sides) == size:
+                print(f"{path.rsplit('/', 1)[-1]}: {count}x {label}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "fields":
         print(fields(sys.argv[2], sys.argv[3:]))
+        sys.exit(0)
+    if len(sys.argv) > 3 and sys.argv[1] == "largest-rules":
+        largest_rules_applied(sys.argv[3:], int(sys.argv[2]))
         sys.exit(0)
     kinds = {"pruning": pruning, "rule-size": rule_size, "search": search, "alpha": alpha}
     if len(sys.argv) != 4 or sys.argv[1] not in kinds:
