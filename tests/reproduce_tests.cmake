@@ -59,3 +59,13 @@ add_test(NAME reproduce_rule-size_opset_not_json
                  --opset ${CMAKE_CURRENT_SOURCE_DIR}/expect_exit.sh --out ${reproduce_dir}/bad-opset)
 set_tests_properties(reproduce_rule-size_bad_opset reproduce_rule-size_opset_not_json
                      PROPERTIES LABELS reproduce TIMEOUT 60 FAIL_REGULAR_EXPRESSION "expect_exit: FAIL")
+
+# --opset with the shipped matmul-2d databases (data/rules/matmul-2d-N.h5):
+# proven rules of that set, sizes 2 and 3, each run's JSON kept beside the CSV.
+set(rule_size_opset_out ${reproduce_dir}/rule-size-opset)
+add_test(NAME reproduce_rule-size_opset
+         COMMAND sh -c "rm -rf \"$2\" && bash \"$0\" --quick --superopt \"$1\" --out \"$2\" --opset \"$3\" --sizes \"2 3\" --models sru && ${reproduce_check} \"$2/rule-size.csv\" 2 \"$2/rule-size.png\" model max_ops speedup check && { test -f \"$2/rule-size-runs/sru-3.json\" && grep -q '^sru,3,verified,1260,' \"$2/rule-size.csv\" || echo 'FAIL: no run JSON or not the 1,260 usable rule directions of matmul-2d-3.h5'; }"
+                 ${reproduce_scripts}/rule-size.sh ${superopt_bin} ${rule_size_opset_out}
+                 ${PROJECT_SOURCE_DIR}/data/opsets/matmul-2d.json)
+set_tests_properties(reproduce_rule-size_opset PROPERTIES LABELS reproduce TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "reproduce_check: ok" FAIL_REGULAR_EXPRESSION "FAIL:")
