@@ -41,27 +41,18 @@ class FileEditor {
   }
 
   void replace_numbers(const char* dataset, const std::vector<int32_t>& values) {
-    remove(dataset);
-    hsize_t n = values.size();
-    hdf5::Handle space(H5Screate_simple(1, &n, nullptr));
-    hdf5::Handle set(H5Dcreate2(file_, dataset, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    REQUIRE(H5Dwrite(set, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+    write_new(dataset, H5T_STD_I32LE, H5T_NATIVE_INT32, values.size(), values.data());
   }
 
   void replace_strings(const char* dataset, const std::vector<std::string>& values) {
-    remove(dataset);
     std::vector<const char*> pointers;
     for (const std::string& s : values) pointers.push_back(s.c_str());
     hdf5::Handle type = hdf5::string_type();
-    hsize_t n = values.size();
-    hdf5::Handle space(H5Screate_simple(1, &n, nullptr));
-    hdf5::Handle set(H5Dcreate2(file_, dataset, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    REQUIRE(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) >= 0);
+    write_new(dataset, type, type, values.size(), pointers.data());
   }
 
   // As numpy stores bytes arrays: every string padded to the longest.
   void replace_fixed_strings(const char* dataset, const std::vector<std::string>& values) {
-    remove(dataset);
     size_t size = 1;
     for (const std::string& v : values) size = std::max(size, v.size());
     std::vector<char> buf(values.size() * size, '\0');
@@ -69,10 +60,7 @@ class FileEditor {
     hdf5::Handle type(H5Tcopy(H5T_C_S1));
     REQUIRE(H5Tset_size(type, size) >= 0);
     REQUIRE(H5Tset_strpad(type, H5T_STR_NULLPAD) >= 0);
-    hsize_t n = values.size();
-    hdf5::Handle space(H5Screate_simple(1, &n, nullptr));
-    hdf5::Handle set(H5Dcreate2(file_, dataset, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    REQUIRE(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) >= 0);
+    write_new(dataset, type, type, values.size(), buf.data());
   }
 
   // Stores a raw value in the status enum: same memory and file type, so
@@ -87,6 +75,15 @@ class FileEditor {
   }
 
  private:
+  // Replaces `dataset` by a new one of n elements of file type `type`,
+  // written from `data` (elements of memory type `memory`).
+  void write_new(const char* dataset, hid_t type, hid_t memory, hsize_t n, const void* data) {
+    remove(dataset);
+    hdf5::Handle space(H5Screate_simple(1, &n, nullptr));
+    hdf5::Handle set(H5Dcreate2(file_, dataset, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    REQUIRE(H5Dwrite(set, memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+  }
+
   hdf5::Handle file_;
 };
 

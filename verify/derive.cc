@@ -124,11 +124,11 @@ std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& 
                                            const DeriveOptions& o, int first_n) {
   if (std::optional<Derivation> d =
           proven.classes.find(rule, proven.index, o.max_class_path, o.max_graphs, first_n))
-    return FoundDerivation{std::move(*d), true};
+    return FoundDerivation{std::move(*d), kClassPathNote};
   if (std::optional<Derivation> d = find_derivation(rule, proven.index, o, first_n))
-    return FoundDerivation{std::move(*d), false};
+    return FoundDerivation{std::move(*d)};
   if (std::optional<Derivation> d = derive_by_parts(rule, proven, o, first_n))
-    return FoundDerivation{std::move(*d), false, true};
+    return FoundDerivation{std::move(*d), kPartsNote};
   // Output by output last, by measurement (`derive COPY --json`, one process,
   // user CPU s, load 2-3): tried before the whole-rule search instead, the same
   // minimal sets (taso-3.h5 with its derivations dropped: 734; the 4-operator
@@ -137,7 +137,7 @@ std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& 
   // derive_by_parts redundant there (without it: the same 734 and 5,129, the
   // 13 part-by-part rules of the sample derived output by output instead).
   if (std::optional<Derivation> d = derive_by_outputs(rule, proven, o, first_n))
-    return FoundDerivation{std::move(*d), false, false, true};
+    return FoundDerivation{std::move(*d), kPerOutputNote};
   return std::nullopt;
 }
 

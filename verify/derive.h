@@ -78,15 +78,11 @@ inline constexpr const char* kPartsNote = "derived part by part";
 // The note a rule derived output by output carries.
 inline constexpr const char* kPerOutputNote = "derived output by output";
 
-// A derivation, and how it was found.
+// A derivation, and how it was found: the note the derived rule carries
+// (kClassPathNote, kPartsNote, kPerOutputNote; "" for the breadth-first search).
 struct FoundDerivation {
   Derivation steps;
-  bool by_class_path = false;  // along the rule's fingerprint class
-  bool by_parts = false;       // part by part (derive_by_parts)
-  bool by_outputs = false;     // output by output (derive_by_outputs)
-  const char* note() const {
-    return by_class_path ? kClassPathNote : by_parts ? kPartsNote : by_outputs ? kPerOutputNote : "";
-  }
+  const char* note = "";
 };
 
 // A derivation of rule from the first `first_n` rules of `proven` (-1: all):

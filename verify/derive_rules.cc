@@ -102,7 +102,7 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
       // `verify --revalidate` is what refutes it.
       std::optional<FoundDerivation> d = derive_rule(db.rules[k], proven.proven, options, proven.first_n[k]);
       if (d && !family_difference(db.rules[k]))
-        v = RuleVerdict{RuleStatus::derived, 0, 0, d->note(), std::move(d->steps)};
+        v = RuleVerdict{RuleStatus::derived, 0, 0, d->note, std::move(d->steps)};
       return v;
     };
     ProgressLine progress("derive: pass " + std::to_string(summary.passes + 1), "tried",

@@ -166,7 +166,7 @@ RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule,
     const Clock::time_point start = Clock::now();
     std::optional<verify::FoundDerivation> d = verify::derive_rule(rule, *proven, bounds);
     if (d && !verify::family_difference(rule))
-      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, d->note(), std::move(d->steps)};
+      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, d->note, std::move(d->steps)};
   }
   return decide(verifier, rule);
 }
