@@ -18,7 +18,7 @@ struct VerifyOptions {
   std::string save_path;           // where rank 0 writes the database: progress and the result
   unsigned timeout_ms = 10000;     // wall clock per Z3 query
   unsigned proof_rlimit = 200000;  // Z3's deterministic resource limit per proof; 0: none
-  double save_seconds = 30;        // write progress this often
+  double save_seconds = 30;        // write progress this often (or 10x the last save's time)
   // Derive first: a rule that a short chain of proven smaller rules proves is
   // `derived`, and Z3 is asked only about the others.
   bool derive_first = true;

@@ -79,7 +79,7 @@ int verify_command(const std::vector<std::string>& args) {
       "rlimit", cli::non_negative(&o.proof_rlimit, "--rlimit"),
       "Z3 resource limit per proof (deterministic; 0: none; default 200000)")(
       "save-seconds", cli::number(&o.save_seconds, "--save-seconds", 0.1, 86400.0),
-      "write progress this often (default 30)")(
+      "write progress this often (default 30), or 10 times as long as the last save took")(
       "redecide", "decide every rule again, verified and refuted ones too (after a verifier change)")(
       "revalidate",
       "run the concrete checks over the shape family on every verified rule too (derived ones always); "

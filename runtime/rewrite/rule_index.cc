@@ -3,7 +3,9 @@
 // variable input: any). A node looks up one key per set of open input slots
 // that rules of its operator use, with those slots made "any"; the keys are
 // exactly the matcher's first checks (node_fits, producers_fit in matcher.cc),
-// so every rule left out would have failed at the anchor.
+// so every rule left out would have failed at the anchor. A rule whose source
+// needs an operator or producer edge the graph lacks (FeatureMask) is left out
+// too: it would have failed deeper.
 #include "runtime/rewrite/rule_index.h"
 
 #include <algorithm>
@@ -31,6 +33,26 @@ uint64_t anchor_key(OpType op, bool any_params, uint64_t params_h, Producers pro
   return h;
 }
 
+// A commutative operator's two inputs are matched either way round, so their
+// edges do not name the slot.
+constexpr uint64_t kEitherSlot = kMaxInputs;
+
+void set_feature(FeatureMask& m, uint64_t h) {
+  h = hash_combine(h, 0x9e3779b97f4a7c15ull);
+  m.bits[(h >> 6) % m.bits.size()] |= uint64_t(1) << (h & 63);
+}
+
+// The k-th node of operator op (k from 1).
+void set_node(FeatureMask& m, OpType op, int k) {
+  set_feature(m, hash_combine(static_cast<uint64_t>(op), uint64_t(k)));
+}
+
+void set_edge(FeatureMask& m, OpType op, int num_inputs, int slot, OpType producer) {
+  const uint64_t s = op_info(op).commutative && num_inputs == 2 ? kEitherSlot : uint64_t(slot);
+  set_feature(
+      m, hash_combine(hash_combine(static_cast<uint64_t>(op) + 1000, s), static_cast<uint64_t>(producer)));
+}
+
 uint32_t swap_first_two(uint32_t open) {
   return (open & ~3u) | ((open & 1u) << 1) | ((open >> 1) & 1u);
 }
@@ -55,8 +77,8 @@ void node_keys(const Graph& g, NodeId id, const RuleIndex& rules, std::vector<ui
 
 // The (rule, anchor) pairs worth matching for one operator's anchors
 // (ascending), sorted: rules in the order added, then anchors.
-void candidates(const Graph& g, const RuleIndex& rules, const std::vector<NodeId>& anchors, int first_n,
-                std::vector<std::pair<int, NodeId>>& tries) {
+void candidates(const Graph& g, const RuleIndex& rules, const FeatureMask& has,
+                const std::vector<NodeId>& anchors, int first_n, std::vector<std::pair<int, NodeId>>& tries) {
   std::vector<uint64_t> keys;
   tries.clear();
   for (NodeId a : anchors) {
@@ -66,7 +88,7 @@ void candidates(const Graph& g, const RuleIndex& rules, const std::vector<NodeId
       if (it == rules.by_key.end()) continue;
       for (int r : it->second) {
         if (first_n >= 0 && r >= first_n) break;  // lists go in the order rules were added
-        tries.push_back({r, a});
+        if (has.covers(rules.needs[r])) tries.push_back({r, a});
       }
     }
   }
@@ -74,6 +96,32 @@ void candidates(const Graph& g, const RuleIndex& rules, const std::vector<NodeId
 }
 
 }  // namespace
+
+FeatureMask graph_features(const Graph& g) {
+  FeatureMask m;
+  std::array<int, kNumOpTypes> count{};
+  for (const Node& n : g.nodes()) {
+    set_node(m, n.op, ++count[static_cast<int>(n.op)]);
+    for (int j = 0; j < n.num_inputs; ++j)
+      set_edge(m, n.op, n.num_inputs, j, g.node(n.input_array[j].node).op);
+  }
+  return m;
+}
+
+FeatureMask pattern_features(const Pattern& p) {
+  FeatureMask m;
+  std::array<int, kNumOpTypes> count{};
+  for (const PatternNode& pn : p.nodes) {
+    if (pn.kind == PatternKind::variable) continue;
+    set_node(m, pn.op, ++count[static_cast<int>(pn.op)]);
+    for (size_t j = 0; j < pn.inputs.size(); ++j) {
+      const PatternNode& producer = p.nodes[pn.inputs[j].node];
+      if (producer.kind != PatternKind::variable)
+        set_edge(m, pn.op, int(pn.inputs.size()), int(j), producer.op);
+    }
+  }
+  return m;
+}
 
 void RuleIndex::add(DirectedRule rule) {
   const Pattern& p = rule.source;
@@ -96,6 +144,7 @@ void RuleIndex::add(DirectedRule rule) {
     if (std::find(slots.begin(), slots.end(), o) == slots.end()) slots.push_back(o);
   by_key[key].push_back(int(rules.size()));
   by_anchor[op].push_back(int(rules.size()));
+  needs.push_back(pattern_features(rule.source));
   rules.push_back(std::move(rule));
 }
 
@@ -108,6 +157,7 @@ RuleIndex index_rules(std::vector<DirectedRule> rules) {
 void for_each_occurrence_near(const Graph& g, const RuleIndex& rules, const std::vector<char>* near,
                               const std::function<void(int, const Match&)>& visit, int first_n) {
   GraphIndex index(g);
+  const FeatureMask has = graph_features(g);
   std::vector<NodeId> anchors;
   std::vector<std::pair<int, NodeId>> tries;
   for (int op = 0; op < kNumOpTypes; ++op) {
@@ -115,7 +165,7 @@ void for_each_occurrence_near(const Graph& g, const RuleIndex& rules, const std:
     for (NodeId v : index.nodes_of(static_cast<OpType>(op)))
       if (!near || (*near)[v]) anchors.push_back(v);
     if (anchors.empty() || rules.by_anchor[op].empty()) continue;
-    candidates(g, rules, anchors, first_n, tries);
+    candidates(g, rules, has, anchors, first_n, tries);
     for (size_t i = 0; i < tries.size();) {
       const int r = tries[i].first;
       std::function<void(const Match&)> at = [&](const Match& m) { visit(r, m); };

@@ -15,8 +15,27 @@
 
 namespace superopt {
 
+// The operators (each as often as it occurs: "at least k of op") and producer
+// edges (operator, input slot, producing operator) of a graph or a rule's
+// source, hashed into 256 bits. A rule whose source needs a feature the graph
+// lacks cannot match anywhere in it: the matcher binds the pattern's operators
+// to distinct nodes of the same operators (node_fits, matched), and each of
+// their operator inputs to a producer of that operator (producers_fit).
+struct FeatureMask {
+  std::array<uint64_t, 4> bits{};
+
+  bool covers(const FeatureMask& need) const {
+    uint64_t missing = 0;
+    for (size_t w = 0; w < bits.size(); ++w) missing |= need.bits[w] & ~bits[w];
+    return missing == 0;
+  }
+};
+FeatureMask graph_features(const Graph& g);
+FeatureMask pattern_features(const Pattern& p);
+
 struct RuleIndex {
   std::vector<DirectedRule> rules;
+  std::vector<FeatureMask> needs;                       // per rule: pattern_features of its source
   std::array<std::vector<int>, kNumOpTypes> by_anchor;  // every rule, by anchor operator, in order added
   // Rules by anchor key (rule_index.cc), each list in the order added; keys
   // that collide share a list, which only costs a failed match.
