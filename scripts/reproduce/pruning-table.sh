@@ -32,7 +32,9 @@ sizes="3 4"
 csv=$out/pruning-table.csv
 echo "source,max_ops,initial,after_input_renaming,after_common_subgraphs,after_minimization,reduction,seconds" >"$csv"
 for n in $sizes; do
-  "$superopt" enumerate --max-ops "$n" --out "$work/r$n.h5" --json 2>/dev/null >"$work/s$n.json"
+  # On 2 ranks: 4 operators take about 8 min there against 25 min in one
+  # process, and give the same database.
+  mpirun -n 2 --oversubscribe "$superopt" enumerate --max-ops "$n" --out "$work/r$n.h5" --json 2>/dev/null >"$work/s$n.json"
   echo '{}' >"$work/d$n.json"
   if [ "$n" -le "$minimize_up_to" ]; then
     mpirun -n 3 --oversubscribe "$superopt" verify "$work/r$n.h5" >/dev/null
