@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <vector>
@@ -136,7 +137,10 @@ std::optional<Derivation> derive_by_outputs(const Rule& rule, const ProvenRules&
 // the ranks of `world` (the verifier pool; null: this process alone), in
 // passes until no rule that was unproven at a pass's start became derived.
 // Every rank passes the same database and gets the result.
-DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world = nullptr);
+// `recorded` (if set) is called on rank 0 after each rule's result is in the
+// database: derive_command saves progress there.
+DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world = nullptr,
+                           const std::function<void()>& recorded = {});
 
 // `superopt derive rules.h5 [--max-steps 3] [--max-graphs 256] [--max-class-path 4] [--json]`
 int derive_command(const std::vector<std::string>& args);

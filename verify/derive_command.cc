@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/error.h"
 #include "runtime/mpi/mpi_world.h"
 #include "verify/derive.h"
+#include "verify/progress_saver.h"
 
 namespace superopt::verify {
 namespace {
@@ -58,6 +60,7 @@ int derive_command(const std::vector<std::string>& args) {
   cli::po::options_description opts("options");
   DeriveOptions o;
   o.max_steps = kMinimizeMaxSteps;
+  double save_seconds = 30;
   opts.add_options()("database", cli::po::value<std::string>()->required(), "rule database")(
       "max-steps", cli::positive(&o.max_steps, "--max-steps"),
       ("rewrites per derivation (default " + std::to_string(o.max_steps) + ")").c_str())(
@@ -71,20 +74,27 @@ int derive_command(const std::vector<std::string>& args) {
       "max-class-path", cli::non_negative(&o.max_class_path, "--max-class-path"),
       ("rewrites along a rule's fingerprint class, tried before the search; 0: none (default " +
        std::to_string(o.max_class_path) + ")")
-          .c_str())("json", "print the summary as one JSON object");
+          .c_str())("save-seconds", cli::number(&save_seconds, "--save-seconds", 0.1, 86400.0),
+                    "write progress this often (default 30), or 10 times as long as the last save took")(
+      "json", "print the summary as one JSON object");
   cli::po::positional_options_description pos;
   pos.add("database", 1);
   // MPI first: under mpirun every rank parses, fails or succeeds alike, and only rank 0 speaks.
   MpiWorld world;
   try {
     auto vm = cli::parse(
-        "superopt derive rules.h5 [--max-steps 3] [--max-graphs 256] [--max-class-path 4] [--json]", opts,
-        pos, args, world.rank() == 0);
+        "superopt derive rules.h5 [--max-steps 3] [--max-graphs 256] [--max-class-path 4] [--save-seconds "
+        "30] [--json]",
+        opts, pos, args, world.rank() == 0);
     if (!vm) return cli::kExitOk;
     const std::string path = (*vm)["database"].as<std::string>();
     RuleDatabase db;
     world.on_all_ranks([&] { db = RuleDatabase::read(path); });
-    DeriveSummary s = derive_rules(db, o, &world);
+    // Rank 0 saves progress as results come in: a killed run keeps what it
+    // derived, and a new run goes on from there.
+    std::optional<ProgressSaver> saver;
+    if (world.rank() == 0) saver.emplace(db, path, save_seconds);
+    DeriveSummary s = derive_rules(db, o, &world, [&] { saver->recorded(); });
     if (world.rank() != 0) return cli::kExitOk;
     db.write(path);
     print_summary(s, db, path, vm->count("json"));

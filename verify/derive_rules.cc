@@ -78,7 +78,8 @@ std::vector<int> to_try(const std::vector<Rule>& rules, const std::vector<int>& 
 
 }  // namespace
 
-DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world) {
+DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const MpiWorld* world,
+                           const std::function<void()>& recorded) {
   const auto start = std::chrono::steady_clock::now();
   DeriveSummary summary;
   summary.invalidated = invalidate_broken_derivations(db.rules);
@@ -108,10 +109,7 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
     ProgressLine progress("derive: pass " + std::to_string(summary.passes + 1), "tried",
                           int64_t(todo.size()));
     int64_t tried = 0, derived = 0;
-    auto record = [&](int k, const RuleVerdict& v) {
-      derived += v.status == RuleStatus::derived;
-      progress.update(++tried, ", " + std::to_string(derived) + " derived");
-      if (v.status != RuleStatus::derived) return;
+    auto store = [&](int k, const RuleVerdict& v) {
       Rule& rule = db.rules[k];
       rule.status = RuleStatus::derived;
       rule.note = v.note;
@@ -121,6 +119,12 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
       if (v.note == kPartsNote) ++summary.by_parts;
       if (v.note == kPerOutputNote) ++summary.by_outputs;
       ++summary.derived;
+    };
+    auto record = [&](int k, const RuleVerdict& v) {
+      derived += v.status == RuleStatus::derived;
+      progress.update(++tried, ", " + std::to_string(derived) + " derived");
+      if (v.status == RuleStatus::derived) store(k, v);
+      if (recorded) recorded();
     };
     if (world)
       run_verifier_pool(*world, todo, attempt, record);

@@ -2,11 +2,9 @@
 // to decide, size by size in waves (waves.h), derived where the rules proven
 // before the wave allow and by the verifier pool over the MPI ranks otherwise,
 // and the periodic saves.
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <set>
 
 #include "runtime/core/error.h"
@@ -14,6 +12,7 @@
 #include "runtime/rewrite/derivation.h"
 #include "runtime/rewrite/rule_index.h"
 #include "verify/progress_line.h"
+#include "verify/progress_saver.h"
 #include "verify/rule_validation.h"
 #include "verify/rule_verifier.h"
 #include "verify/verifier_pool.h"
@@ -48,13 +47,6 @@ double percentile(std::vector<double> v, double q) {
   return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-// A test hook: SUPEROPT_TEST_EXIT_AFTER_RULES=N makes rank 0 save the database
-// and die abruptly after N verdicts, as a preempted job would.
-int64_t exit_after_rules() {
-  const char* v = std::getenv("SUPEROPT_TEST_EXIT_AFTER_RULES");
-  return v ? std::atoll(v) : -1;
-}
-
 // A rule the encoding cannot express stays unknown rather than ending the run.
 RuleVerdict decide(verify::RuleVerifier& verifier, const Rule& rule) {
   try {
@@ -66,19 +58,13 @@ RuleVerdict decide(verify::RuleVerifier& verifier, const Rule& rule) {
   }
 }
 
-// Rank 0's side: writes each verdict into the database as it arrives and saves
-// it every save_seconds, so that a preempted job loses little work. A save
-// rewrites the whole file while the workers wait for rank 0, so the interval
-// grows to kSaveShare times the last save's time: at 5 operators (640k rules,
-// 75 MB) a save takes about 15 s, and saving every 30 s halved the rate.
-constexpr double kSaveShare = 10;
+// Rank 0's side: writes each verdict into the database as it arrives; the
+// saver saves it now and then.
 class VerdictRecorder {
  public:
-  VerdictRecorder(RuleDatabase& db, const VerifyOptions& options, Clock::time_point start, int64_t to_decide)
+  VerdictRecorder(RuleDatabase& db, const VerifyOptions& options, int64_t to_decide)
       : db_(db),
-        options_(options),
-        exit_after_(exit_after_rules()),
-        saved_(start),
+        saver_(db, options.save_path, options.save_seconds),
         progress_("verify", "decided", to_decide) {}
 
   void record(int i, const RuleVerdict& v) {
@@ -97,16 +83,7 @@ class VerdictRecorder {
     } else
       z3_ms_.push_back(v.ms);
     if (v.proof_ms > 0) proof_ms_.push_back(v.proof_ms);
-    if (static_cast<int64_t>(rule_ms_.size()) == exit_after_) {
-      db_.write(options_.save_path);
-      _exit(3);
-    }
-    if (seconds_since(saved_) >= std::max(options_.save_seconds, kSaveShare * save_cost_seconds_)) {
-      const Clock::time_point before = Clock::now();
-      db_.write(options_.save_path);
-      saved_ = Clock::now();
-      save_cost_seconds_ = seconds_since(before);
-    }
+    saver_.recorded();
     progress_.update(static_cast<int64_t>(rule_ms_.size()),
                      " (" + std::to_string(derived_) + " derived, " +
                          std::to_string(static_cast<int64_t>(rule_ms_.size()) - derived_) + " by Z3)");
@@ -130,10 +107,7 @@ class VerdictRecorder {
   }
 
   RuleDatabase& db_;
-  const VerifyOptions& options_;
-  const int64_t exit_after_;
-  Clock::time_point saved_;
-  double save_cost_seconds_ = 0;   // how long the last save took
+  verify::ProgressSaver saver_;
   verify::ProgressLine progress_;  // every 10 s: at 4 operators a run takes the better part of an hour
   std::vector<double> rule_ms_;    // one per verdict
   std::vector<double> z3_ms_;      // one per verdict not by derivation
@@ -205,7 +179,7 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   const std::vector<verify::Wave> waves = verify::undecided_waves(db.rules, order, wave_rules_for(options));
   int64_t to_decide = 0;
   for (const verify::Wave& wave : waves) to_decide += static_cast<int64_t>(wave.todo.size());
-  VerdictRecorder recorder(db, options, start, to_decide);
+  VerdictRecorder recorder(db, options, to_decide);
   verify::ProvenRules proven;  // the proven rules before the current wave, in derivation order
   size_t indexed = 0;          // rules of `order` looked at for `proven`
   int workers = world.size() == 1 ? 1 : world.size() - 1;
