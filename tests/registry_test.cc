@@ -1,6 +1,7 @@
 // Shape inference, split trees and costs of every operator in the registry, good inputs and bad.
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <vector>
 
 #include "runtime/core/error.h"
@@ -270,4 +271,58 @@ TEST_CASE("every operator rejects a wrong number of inputs", "[registry]") {
     INFO(op_name(op));
     REQUIRE_THROWS_WITH(infer(op, too_many), Contains(std::string(op_name(op)) + ": takes"));
   }
+}
+
+namespace {
+
+// What infer_outputs throws for these inputs, or "" when it does not.
+std::string thrown(OpType op, const std::vector<TensorDesc>& in, const OpParams& p) {
+  try {
+    infer(op, in, p);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("try_infer_outputs reports the failures infer_outputs throws, in the same words", "[registry]") {
+  struct Case {
+    OpType op;
+    std::vector<Shape> in;
+    OpParams params;
+  };
+  const std::vector<Case> misfits = {
+      {OpType::matmul, {{2, 4}, {3, 4}}, {}},          // inner dimensions differ
+      {OpType::matmul, {{2, 3, 4}, {3, 4, 5}}, {}},    // batch dimensions differ
+      {OpType::concat, {{2, 4}, {2, 4, 1}}, axis(1)},  // ranks differ
+      {OpType::concat, {{2, 4}, {3, 4}}, axis(1)},     // a dimension off the axis differs
+      {OpType::ewadd, {{2, 4}, {4, 2}}, {}},           // no broadcast
+      {OpType::conv2d, {{1, 6, 5, 5}, {4, 4, 3, 3}}, conv(1, Padding::same)},  // channels
+      {OpType::pool_max, {{1, 4, 2, 2}}, pool(3, 1, Padding::valid)},
+      {OpType::split, {{2, 4}}, axis(1)},  // no concatenation to undo
+      {OpType::slice, {{2, 4}}, axis(2)},  // an imported operator
+      {OpType::i_matmul, {}, with_shape({4, 3})},
+      {OpType::relu, {{2}, {2}}, {}},  // arity
+  };
+  for (const Case& c : misfits) {
+    std::vector<TensorDesc> in;
+    for (const Shape& s : c.in) in.push_back(desc(s));
+    std::vector<const TensorDesc*> ptrs;
+    for (const TensorDesc& d : in) ptrs.push_back(&d);
+    std::vector<TensorDesc> out(op_info(c.op).num_outputs);
+    const ShapeCheck check = try_infer_outputs(c.op, c.params, ptrs, out);
+    const std::string message = thrown(c.op, in, c.params);
+    INFO(message);
+    REQUIRE_FALSE(message.empty());
+    REQUIRE_FALSE(check.fits);
+    CHECK(shape_error(c.op, ptrs, check.why) == message);
+  }
+  // Inputs that fit: the same outputs either way.
+  std::vector<TensorDesc> in = {desc({2, 3, 4}), desc({4, 5})};
+  std::vector<const TensorDesc*> ptrs = {&in[0], &in[1]};
+  std::vector<TensorDesc> out(1);
+  REQUIRE(try_infer_outputs(OpType::matmul, {}, ptrs, out).fits);
+  CHECK(out == infer(OpType::matmul, in));
 }

@@ -1,7 +1,8 @@
 # The rewrite engine (runtime/rewrite/): matching, the rule index and rule application. It
 # links superopt_search only for the numerical check (search/numerical_check.h)
 # that the application tests compare graphs with.
-add_executable(rewrite_tests rewrite_match_test.cc rewrite_apply_test.cc rewrite_index_test.cc)
+add_executable(rewrite_tests rewrite_match_test.cc rewrite_apply_test.cc rewrite_index_test.cc
+                             rule_instance_test.cc)
 target_link_libraries(rewrite_tests PRIVATE superopt_rewrite superopt_search Catch2::Catch2WithMain)
 target_compile_definitions(rewrite_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 catch_discover_tests(rewrite_tests)

@@ -33,8 +33,8 @@ NodeId Graph::add_weight(std::string_view name, const Shape& shape, std::vector<
   return id;
 }
 
-NodeId Graph::add(OpType op, std::span<const TensorRef> inputs, const OpParams& params,
-                  std::string_view name) {
+Node Graph::make_node(OpType op, std::span<const TensorRef> inputs, const OpParams& params,
+                      std::string_view name, std::array<const TensorDesc*, kMaxInputs>& in) const {
   if (inputs.size() > kMaxInputs)
     throw Error(std::string(op_name(op)) + ": more than " + std::to_string(kMaxInputs) + " inputs");
   Node n;
@@ -42,7 +42,6 @@ NodeId Graph::add(OpType op, std::span<const TensorRef> inputs, const OpParams& 
   n.params = params;
   n.name = Symbol(name);
   n.num_inputs = static_cast<int8_t>(inputs.size());
-  std::array<const TensorDesc*, kMaxInputs> in{};
   for (size_t i = 0; i < inputs.size(); ++i) {
     TensorRef t = inputs[i];
     if (t.node < 0 || t.node >= num_nodes() || t.port < 0 || t.port >= nodes_[t.node].num_outputs())
@@ -53,8 +52,25 @@ NodeId Graph::add(OpType op, std::span<const TensorRef> inputs, const OpParams& 
   }
   if ((op == OpType::input || op == OpType::weight) && n.name.empty())
     throw Error(std::string(op_name(op)) + ": needs a name");
+  return n;
+}
+
+NodeId Graph::add(OpType op, std::span<const TensorRef> inputs, const OpParams& params,
+                  std::string_view name) {
+  std::array<const TensorDesc*, kMaxInputs> in{};
+  Node n = make_node(op, inputs, params, name, in);
   infer_outputs(op, params, std::span(in.data(), inputs.size()),
                 std::span(n.output_array.data(), size_t(n.num_outputs())));
+  return push(n);
+}
+
+std::optional<NodeId> Graph::try_add(OpType op, std::span<const TensorRef> inputs, const OpParams& params) {
+  std::array<const TensorDesc*, kMaxInputs> in{};
+  Node n = make_node(op, inputs, params, {}, in);
+  if (!try_infer_outputs(op, params, std::span(in.data(), inputs.size()),
+                         std::span(n.output_array.data(), size_t(n.num_outputs())))
+           .fits)
+    return std::nullopt;
   return push(n);
 }
 

@@ -52,6 +52,10 @@ class Graph {
              std::string_view name = {}) {
     return add(op, std::span<const TensorRef>(inputs.begin(), inputs.size()), params, name);
   }
+  // add for callers that expect misfits (rule instances at trial shapes):
+  // nullopt instead of a throw when the inputs do not fit their shapes. Still
+  // throws when an input is not a tensor of the graph.
+  std::optional<NodeId> try_add(OpType op, std::span<const TensorRef> inputs, const OpParams& params);
   void add_output(TensorRef t);
   // Room for this many nodes, so that a graph built at its final size holds no
   // spare capacity (a rule database holds millions of small graphs).
@@ -89,6 +93,10 @@ class Graph {
 
  private:
   NodeId push(Node node);
+  // The node add and try_add append, with in pointing at its inputs' descriptors
+  // and its outputs not inferred yet; throws Error when it is malformed.
+  Node make_node(OpType op, std::span<const TensorRef> inputs, const OpParams& params, std::string_view name,
+                 std::array<const TensorDesc*, kMaxInputs>& in) const;
 
   std::vector<Node> nodes_;
   std::vector<TensorRef> outputs_;

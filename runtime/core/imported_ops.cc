@@ -9,58 +9,60 @@ namespace {
 
 using registry_detail::fail;
 
-void infer_pad(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+bool infer_pad(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
   const Shape& x = in[0]->shape;
-  if (x.rank() < 2) fail(OpType::pad, in, "input must have rank 2 or more");
+  if (x.rank() < 2) return fail(c, "input must have rank 2 or more");
   for (int32_t d : p.pads)
-    if (d < 0) fail(OpType::pad, in, "pads must not be negative");
+    if (d < 0) return fail(c, "pads must not be negative");
   out = *in[0];
   const int64_t h = x.back(1) + p.pads[0] + p.pads[1], w = x.back(0) + p.pads[2] + p.pads[3];
   if (h > std::numeric_limits<int32_t>::max() || w > std::numeric_limits<int32_t>::max())
-    fail(OpType::pad, in, "result too large");
+    return fail(c, "result too large");
   out.shape.set(x.rank() - 2, h);
   out.shape.set(x.rank() - 1, w);
   if (p.pads[0] || p.pads[1]) out.set_split(x.rank() - 2, SplitTree{});
   if (p.pads[2] || p.pads[3]) out.set_split(x.rank() - 1, SplitTree{});
+  return true;
 }
 
-void infer_slice(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+bool infer_slice(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
   const Shape& x = in[0]->shape;
   if (p.axis < 0 || p.axis >= x.rank())
-    fail(OpType::slice, in,
-         "axis " + std::to_string(p.axis) + " out of range for rank " + std::to_string(x.rank()));
+    return fail(c, "axis " + std::to_string(p.axis) + " out of range for rank " + std::to_string(x.rank()));
   if (p.begin < 0 || p.end > x[p.axis] || p.begin >= p.end)
-    fail(OpType::slice, in,
-         "range [" + std::to_string(p.begin) + ", " + std::to_string(p.end) + ") is empty or outside axis " +
-             std::to_string(p.axis));
+    return fail(c, "range [" + std::to_string(p.begin) + ", " + std::to_string(p.end) +
+                       ") is empty or outside axis " + std::to_string(p.axis));
   out = *in[0];
   out.shape.set(p.axis, p.end - p.begin);
   out.set_split(p.axis, SplitTree{});
+  return true;
 }
 
-void infer_reduce_mean(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+bool infer_reduce_mean(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out,
+                       ShapeCheck& c) {
   const Shape& x = in[0]->shape;
   if (p.axes == 0 || p.axes >> x.rank())
-    fail(OpType::reduce_mean, in, "axes must name at least one of the input's dimensions");
+    return fail(c, "axes must name at least one of the input's dimensions");
   out = *in[0];
   for (int i = 0; i < x.rank(); ++i)
     if (p.axes & (1u << i)) {
       out.shape.set(i, 1);
       out.set_split(i, SplitTree{});
     }
+  return true;
 }
 
 }  // namespace
 
-void infer_reshaping_import(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
-                            TensorDesc& out) {
+bool infer_reshaping_import(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
+                            TensorDesc& out, ShapeCheck& c) {
   switch (op) {
     case OpType::pad:
-      return infer_pad(p, in, out);
+      return infer_pad(p, in, out, c);
     case OpType::slice:
-      return infer_slice(p, in, out);
+      return infer_slice(p, in, out, c);
     default:
-      return infer_reduce_mean(p, in, out);
+      return infer_reduce_mean(p, in, out, c);
   }
 }
 

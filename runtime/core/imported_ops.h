@@ -10,13 +10,14 @@
 namespace superopt {
 namespace registry_detail {
 
-// Throws Error "OP: why (inputs SHAPES)", the registry's one message format.
-[[noreturn]] void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why);
+// Records why the inputs do not fit in c; returns false, so that a shape rule
+// ends with `return fail(c, why)`.
+bool fail(ShapeCheck& c, std::string why);
 
 }  // namespace registry_detail
 
-// The output of pad, slice or reduce_mean; throws Error when the input does not fit.
-void infer_reshaping_import(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
-                            TensorDesc& out);
+// The output of pad, slice or reduce_mean; false (c says why) when the input does not fit.
+bool infer_reshaping_import(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
+                            TensorDesc& out, ShapeCheck& c);
 
 }  // namespace superopt

@@ -10,15 +10,11 @@
 #include "runtime/core/imported_ops.h"
 
 namespace superopt {
-namespace {
-std::string shapes_str(std::span<const TensorDesc* const> inputs);
-}  // namespace
-
 namespace registry_detail {
-void fail(OpType op, std::span<const TensorDesc* const> inputs, const std::string& why) {
-  std::string msg = std::string(op_name(op)) + ": " + why;
-  if (!inputs.empty()) msg += " (inputs " + shapes_str(inputs) + ")";
-  throw Error(msg);
+bool fail(ShapeCheck& c, std::string why) {
+  c.fits = false;
+  c.why = std::move(why);
+  return false;
 }
 }  // namespace registry_detail
 
@@ -98,7 +94,7 @@ SplitTree merge_tree(const SplitTree& a, bool a_broadcast, const SplitTree& b, b
   return kNoSplits;
 }
 
-void infer_broadcast(OpType op, std::span<const TensorDesc* const> in, TensorDesc& out) {
+bool infer_broadcast(std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
   const Shape &a = in[0]->shape, &b = in[1]->shape;
   int rank = std::max(a.rank(), b.rank());
   Shape s;
@@ -107,7 +103,7 @@ void infer_broadcast(OpType op, std::span<const TensorDesc* const> in, TensorDes
   for (int i = 0; i < rank; ++i) {
     int ia = i - (rank - a.rank()), ib = i - (rank - b.rank());
     int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
-    if (da != db && da != 1 && db != 1) fail(op, in, "shapes do not broadcast");
+    if (da != db && da != 1 && db != 1) return fail(c, "shapes do not broadcast");
     s.set(i, std::max(da, db));
     const SplitTree& ta = ia >= 0 ? in[0]->split(ia) : kNoSplits;
     const SplitTree& tb = ib >= 0 ? in[1]->split(ib) : kNoSplits;
@@ -115,50 +111,53 @@ void infer_broadcast(OpType op, std::span<const TensorDesc* const> in, TensorDes
   }
   out.shape = s;
   out.set_splits(trees);
+  return true;
 }
 
-void require_rank(OpType op, std::span<const TensorDesc* const> in, int index, int rank) {
+bool require_rank(std::span<const TensorDesc* const> in, int index, int rank, ShapeCheck& c) {
   if (in[index]->shape.rank() != rank)
-    fail(op, in, "input " + std::to_string(index) + " must have rank " + std::to_string(rank));
+    return fail(c, "input " + std::to_string(index) + " must have rank " + std::to_string(rank));
+  return true;
 }
 
-void infer_source(OpType op, const OpParams& p, TensorDesc& out) {
-  if (!p.shape.all_positive()) fail(op, {}, "shape " + p.shape.str() + " has a non-positive dimension");
+bool infer_source(OpType op, const OpParams& p, TensorDesc& out, ShapeCheck& c) {
+  if (!p.shape.all_positive()) return fail(c, "shape " + p.shape.str() + " has a non-positive dimension");
   switch (op) {
     case OpType::c_pool:
       if (p.shape.rank() != 4 || p.shape[1] != 1)
-        fail(op, {}, "shape " + p.shape.str() + " is not a depthwise kernel [C,1,kh,kw]");
+        return fail(c, "shape " + p.shape.str() + " is not a depthwise kernel [C,1,kh,kw]");
       break;
     case OpType::i_conv:
       if (p.shape.rank() != 4 || p.shape[2] % 2 == 0 || p.shape[3] % 2 == 0)
-        fail(op, {}, "shape " + p.shape.str() + " is not a kernel [C,C/g,kh,kw] with odd kh, kw");
+        return fail(c, "shape " + p.shape.str() + " is not a kernel [C,C/g,kh,kw] with odd kh, kw");
       if (p.shape[0] % p.shape[1] != 0)
-        fail(op, {}, "shape " + p.shape.str() + ": output channels are not a multiple of dim 1");
+        return fail(c, "shape " + p.shape.str() + ": output channels are not a multiple of dim 1");
       break;
     case OpType::i_matmul:
       if (p.shape.rank() < 2 || p.shape.back(0) != p.shape.back(1))
-        fail(op, {}, "shape " + p.shape.str() + " is not square in its last two dimensions");
+        return fail(c, "shape " + p.shape.str() + " is not square in its last two dimensions");
       break;
     default:
       break;
   }
   out.shape = p.shape;
+  return true;
 }
 
-void infer_transpose(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+bool infer_transpose(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out,
+                     ShapeCheck& c) {
   const Shape& s = in[0]->shape;
   int rank = s.rank();
   std::array<int, kMaxRank> perm{};
   int given = 0;
   while (given < kMaxRank && p.perm[given] >= 0) ++given;
   if (given && given != rank)
-    fail(OpType::transpose, in,
-         "perm has " + std::to_string(given) + " entries, input rank is " + std::to_string(rank));
+    return fail(c, "perm has " + std::to_string(given) + " entries, input rank is " + std::to_string(rank));
   bool seen[kMaxRank] = {};
   for (int i = 0; i < rank; ++i) {
     perm[i] = given ? p.perm[i] : rank - 1 - i;
     if (perm[i] < 0 || perm[i] >= rank || seen[perm[i]])
-      fail(OpType::transpose, in, "perm is not a permutation of the input's dimensions");
+      return fail(c, "perm is not a permutation of the input's dimensions");
     seen[perm[i]] = true;
   }
   SplitTrees trees{};
@@ -167,19 +166,20 @@ void infer_transpose(const OpParams& p, std::span<const TensorDesc* const> in, T
     trees[i] = in[0]->split(perm[i]);
   }
   out.set_splits(trees);
+  return true;
 }
 
-void infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out) {
+bool infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
   const TensorDesc &a = *in[0], &b = *in[1];
   int ra = a.shape.rank(), rb = b.shape.rank();
-  if (ra < 2 || rb < 2) fail(OpType::matmul, in, "inputs must have rank 2 or more");
-  if (a.shape.back(0) != b.shape.back(1)) fail(OpType::matmul, in, "inner dimensions differ");
+  if (ra < 2 || rb < 2) return fail(c, "inputs must have rank 2 or more");
+  if (a.shape.back(0) != b.shape.back(1)) return fail(c, "inner dimensions differ");
   const TensorDesc& batch = ra >= rb ? a : b;
   if (ra != rb && std::min(ra, rb) != 2)
-    fail(OpType::matmul, in, "batch dimensions differ (one input may be a plain matrix)");
+    return fail(c, "batch dimensions differ (one input may be a plain matrix)");
   SplitTrees trees{};
   for (int i = 0; i + 2 < batch.shape.rank(); ++i) {
-    if (ra == rb && a.shape[i] != b.shape[i]) fail(OpType::matmul, in, "batch dimensions differ");
+    if (ra == rb && a.shape[i] != b.shape[i]) return fail(c, "batch dimensions differ");
     out.shape.push_back(batch.shape[i]);
     trees[i] = (ra == rb && a.split(i) != b.split(i)) ? kNoSplits : batch.split(i);
   }
@@ -189,117 +189,112 @@ void infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out) {
   trees[r] = a.split(ra - 2);
   trees[r + 1] = b.split(rb - 1);
   out.set_splits(trees);
+  return true;
 }
 
-void check_stride(OpType op, const OpParams& p, std::span<const TensorDesc* const> in) {
-  if (p.stride_h <= 0 || p.stride_w <= 0) fail(op, in, "stride must be positive");
+bool check_stride(const OpParams& p, ShapeCheck& c) {
+  if (p.stride_h <= 0 || p.stride_w <= 0) return fail(c, "stride must be positive");
+  return true;
 }
 
-void infer_conv2d(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
-  constexpr OpType op = OpType::conv2d;
-  require_rank(op, in, 0, 4);
-  require_rank(op, in, 1, 4);
-  check_stride(op, p, in);
+bool infer_conv2d(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
+  if (!require_rank(in, 0, 4, c) || !require_rank(in, 1, 4, c) || !check_stride(p, c)) return false;
   const Shape &x = in[0]->shape, &w = in[1]->shape;
   if (x[1] % w[1] != 0)
-    fail(op, in,
-         "input channels " + std::to_string(x[1]) + " are not a multiple of the weight's " +
-             std::to_string(w[1]) + " channels per group");
+    return fail(c, "input channels " + std::to_string(x[1]) + " are not a multiple of the weight's " +
+                       std::to_string(w[1]) + " channels per group");
   int64_t groups = x[1] / w[1];
   if (w[0] % groups != 0)
-    fail(op, in,
-         "output channels " + std::to_string(w[0]) + " are not a multiple of " + std::to_string(groups) +
-             " groups");
+    return fail(c, "output channels " + std::to_string(w[0]) + " are not a multiple of " +
+                       std::to_string(groups) + " groups");
   if (p.padding == Padding::valid && (x[2] < w[2] || x[3] < w[3]))
-    fail(op, in, "kernel larger than the input with valid padding");
+    return fail(c, "kernel larger than the input with valid padding");
   out.shape = Shape{x[0], w[0], window(x[2], w[2], p.stride_h, p.padding).out,
                     window(x[3], w[3], p.stride_w, p.padding).out};
   out.set_splits({in[0]->split(0), in[1]->split(0)});
+  return true;
 }
 
-void infer_enlarge(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
-  constexpr OpType op = OpType::enlarge;
-  require_rank(op, in, 0, 4);
+bool infer_enlarge(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
+  if (!require_rank(in, 0, 4, c)) return false;
   const Shape& w = in[0]->shape;
   if (p.kernel_h < w[2] || p.kernel_w < w[3])
-    fail(op, in,
-         "target kernel " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
-             " is smaller than the kernel");
+    return fail(c, "target kernel " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
+                       " is smaller than the kernel");
   if ((p.kernel_h - w[2]) % 2 || (p.kernel_w - w[3]) % 2)
-    fail(op, in,
-         "kernel cannot be centred in " + std::to_string(p.kernel_h) + "x" + std::to_string(p.kernel_w) +
-             " (sizes differ by an odd amount)");
+    return fail(c, "kernel cannot be centred in " + std::to_string(p.kernel_h) + "x" +
+                       std::to_string(p.kernel_w) + " (sizes differ by an odd amount)");
   out.shape = Shape{w[0], w[1], p.kernel_h, p.kernel_w};
   out.set_splits({in[0]->split(0), in[0]->split(1)});
+  return true;
 }
 
 // The block placement depends on the kernel's groups, which only the convolution
 // reading it knows: shape inference checks that the parameters fit the kernel, and
 // the rewrite that introduces the operator derives them from that convolution.
-void infer_merge_groups(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
-  constexpr OpType op = OpType::merge_groups;
-  require_rank(op, in, 0, 4);
+bool infer_merge_groups(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out,
+                        ShapeCheck& c) {
+  if (!require_rank(in, 0, 4, c)) return false;
   const Shape& w = in[0]->shape;
   if (p.groups < 1 || p.into < 1 || p.groups % p.into != 0)
-    fail(op, in,
-         "groups " + std::to_string(p.groups) + " cannot be merged into " + std::to_string(p.into) +
-             " (into must divide groups)");
+    return fail(c, "groups " + std::to_string(p.groups) + " cannot be merged into " + std::to_string(p.into) +
+                       " (into must divide groups)");
   if (w[0] % p.groups != 0)
-    fail(op, in,
-         "output channels " + std::to_string(w[0]) + " are not a multiple of " + std::to_string(p.groups) +
-             " groups");
+    return fail(c, "output channels " + std::to_string(w[0]) + " are not a multiple of " +
+                       std::to_string(p.groups) + " groups");
   out.shape = Shape{w[0], w[1] * (p.groups / p.into), w[2], w[3]};
   out.set_splits({in[0]->split(0)});
+  return true;
 }
 
-void infer_pool(OpType op, const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
-  require_rank(op, in, 0, 4);
-  check_stride(op, p, in);
-  if (p.kernel_h <= 0 || p.kernel_w <= 0) fail(op, in, "kernel must be positive");
+bool infer_pool(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
+  if (!require_rank(in, 0, 4, c) || !check_stride(p, c)) return false;
+  if (p.kernel_h <= 0 || p.kernel_w <= 0) return fail(c, "kernel must be positive");
   const Shape& x = in[0]->shape;
   if (p.padding == Padding::valid && (x[2] < p.kernel_h || x[3] < p.kernel_w))
-    fail(op, in, "window larger than the input with valid padding");
+    return fail(c, "window larger than the input with valid padding");
   out.shape = Shape{x[0], x[1], window(x[2], p.kernel_h, p.stride_h, p.padding).out,
                     window(x[3], p.kernel_w, p.stride_w, p.padding).out};
   out.set_splits({in[0]->split(0), in[0]->split(1)});
+  return true;
 }
 
-void check_axis(OpType op, const OpParams& p, std::span<const TensorDesc* const> in) {
+bool check_axis(const OpParams& p, std::span<const TensorDesc* const> in, ShapeCheck& c) {
   if (p.axis < 0 || p.axis >= in[0]->shape.rank())
-    fail(op, in,
-         "axis " + std::to_string(p.axis) + " out of range for rank " + std::to_string(in[0]->shape.rank()));
+    return fail(c, "axis " + std::to_string(p.axis) + " out of range for rank " +
+                       std::to_string(in[0]->shape.rank()));
+  return true;
 }
 
-void infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
-  constexpr OpType op = OpType::concat;
-  check_axis(op, p, in);
+bool infer_concat(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
+  if (!check_axis(p, in, c)) return false;
   out = *in[0];
   SplitTrees trees = in[0]->splits();
   for (size_t k = 1; k < in.size(); ++k) {
     const TensorDesc& next = *in[k];
-    if (next.shape.rank() != out.shape.rank()) fail(op, in, "inputs have different ranks");
+    if (next.shape.rank() != out.shape.rank()) return fail(c, "inputs have different ranks");
     for (int i = 0; i < out.shape.rank(); ++i) {
       if (i == p.axis) continue;
       if (next.shape[i] != out.shape[i])
-        fail(
-            op, in,
-            "inputs differ in dimension " + std::to_string(i) + " other than axis " + std::to_string(p.axis));
+        return fail(c, "inputs differ in dimension " + std::to_string(i) + " other than axis " +
+                           std::to_string(p.axis));
       if (next.split(i) != trees[i]) trees[i] = kNoSplits;
     }
     trees[p.axis] =
         SplitTree::concat(trees[p.axis], static_cast<int32_t>(out.shape[p.axis]), next.split(p.axis));
     int64_t joined = out.shape[p.axis] + next.shape[p.axis];
-    if (joined > std::numeric_limits<int32_t>::max()) fail(op, in, "result too large along the axis");
+    if (joined > std::numeric_limits<int32_t>::max()) return fail(c, "result too large along the axis");
     out.shape.set(p.axis, joined);
   }
   out.set_splits(trees);
+  return true;
 }
 
-void infer_split(const OpParams& p, std::span<const TensorDesc* const> in, std::span<TensorDesc> out) {
-  constexpr OpType op = OpType::split;
-  check_axis(op, p, in);
+bool infer_split(const OpParams& p, std::span<const TensorDesc* const> in, std::span<TensorDesc> out,
+                 ShapeCheck& c) {
+  if (!check_axis(p, in, c)) return false;
   const SplitTree& tree = in[0]->split(p.axis);
-  if (tree.empty()) fail(op, in, "no concatenation on axis " + std::to_string(p.axis) + " to undo");
+  if (tree.empty()) return fail(c, "no concatenation on axis " + std::to_string(p.axis) + " to undo");
   auto [left, right] = tree.split();
   out[0] = *in[0];
   out[1] = *in[0];
@@ -307,25 +302,27 @@ void infer_split(const OpParams& p, std::span<const TensorDesc* const> in, std::
   out[1].shape.set(p.axis, in[0]->shape[p.axis] - tree.split_point());
   out[0].set_split(p.axis, left);
   out[1].set_split(p.axis, right);
+  return true;
 }
 
-void infer_batchnorm(std::span<const TensorDesc* const> in, TensorDesc& out) {
-  constexpr OpType op = OpType::batchnorm;
+bool infer_batchnorm(std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
   const Shape& x = in[0]->shape;
-  if (x.rank() < 2) fail(op, in, "input must have rank 2 or more (N, C, ...)");
+  if (x.rank() < 2) return fail(c, "input must have rank 2 or more (N, C, ...)");
   for (int i = 1; i < 5; ++i)
     if (in[i]->shape != Shape{x[1]})
-      fail(op, in, "scale, bias, mean and var must have shape " + Shape{x[1]}.str());
+      return fail(c, "scale, bias, mean and var must have shape " + Shape{x[1]}.str());
   out = *in[0];
+  return true;
 }
 
-void infer_reshape(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out) {
+bool infer_reshape(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
   if (!p.shape.all_positive() || p.shape.num_elements() != in[0]->shape.num_elements())
-    fail(OpType::reshape, in, "cannot reshape to " + p.shape.str());
+    return fail(c, "cannot reshape to " + p.shape.str());
   if (p.shape == in[0]->shape)
     out = *in[0];
   else
     out.shape = p.shape;
+  return true;
 }
 
 }  // namespace
@@ -382,16 +379,19 @@ int64_t conv_groups(const Shape& input, const Shape& weight) {
   return input[1] / weight[1];
 }
 
-void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
-                   std::span<TensorDesc> out) {
+namespace {
+
+// The shape rules of every operator, one dispatch: false (and c says why) when
+// the inputs do not fit.
+bool infer_checked(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
+                   std::span<TensorDesc> out, ShapeCheck& c) {
   const OpInfo& info = op_info(op);
   if (static_cast<int>(in.size()) < info.min_inputs || static_cast<int>(in.size()) > info.max_inputs)
-    fail(op, in,
-         "takes " + std::to_string(info.min_inputs) +
-             (info.max_inputs != info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
-             " inputs, got " + std::to_string(in.size()));
+    return fail(c, "takes " + std::to_string(info.min_inputs) +
+                       (info.max_inputs != info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
+                       " inputs, got " + std::to_string(in.size()));
   if (static_cast<int>(out.size()) != info.num_outputs)
-    fail(op, in, "has " + std::to_string(info.num_outputs) + " outputs");
+    return fail(c, "has " + std::to_string(info.num_outputs) + " outputs");
   for (TensorDesc& o : out) o = TensorDesc{};
   switch (op) {
     case OpType::input:
@@ -400,62 +400,81 @@ void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* con
     case OpType::i_conv:
     case OpType::i_matmul:
     case OpType::i_ewmul:
-      return infer_source(op, p, out[0]);
+      return infer_source(op, p, out[0], c);
     case OpType::ewadd:
     case OpType::ewmul:
-      return infer_broadcast(op, in, out[0]);
+    case OpType::ewsub:
+    case OpType::ewdiv:
+      return infer_broadcast(in, out[0], c);
     case OpType::smul:
-      if (in[1]->shape.num_elements() != 1) fail(op, in, "second input must have one element");
+      if (in[1]->shape.num_elements() != 1) return fail(c, "second input must have one element");
       out[0] = *in[0];
-      return;
+      return true;
     case OpType::transpose:
-      return infer_transpose(p, in, out[0]);
+      return infer_transpose(p, in, out[0], c);
     case OpType::matmul:
-      return infer_matmul(in, out[0]);
+      return infer_matmul(in, out[0], c);
     case OpType::conv2d:
-      return infer_conv2d(p, in, out[0]);
+      return infer_conv2d(p, in, out[0], c);
     case OpType::enlarge:
-      return infer_enlarge(p, in, out[0]);
+      return infer_enlarge(p, in, out[0], c);
     case OpType::merge_groups:
-      return infer_merge_groups(p, in, out[0]);
+      return infer_merge_groups(p, in, out[0], c);
     case OpType::pool_avg:
     case OpType::pool_max:
-      return infer_pool(op, p, in, out[0]);
+      return infer_pool(p, in, out[0], c);
     case OpType::concat:
-      return infer_concat(p, in, out[0]);
+      return infer_concat(p, in, out[0], c);
     case OpType::split:
-      return infer_split(p, in, out);
+      return infer_split(p, in, out, c);
     case OpType::relu:
     case OpType::sigmoid:
     case OpType::tanh:
-      out[0] = *in[0];
-      return;
-    case OpType::softmax:
-      check_axis(op, p, in);
-      out[0] = *in[0];
-      return;
-    case OpType::batchnorm:
-      return infer_batchnorm(in, out[0]);
-    case OpType::reshape:
-      return infer_reshape(p, in, out[0]);
-    case OpType::ewsub:
-    case OpType::ewdiv:
-      return infer_broadcast(op, in, out[0]);
     case OpType::sqrt:
     case OpType::erf:
     case OpType::clip:
       out[0] = *in[0];
-      return;
+      return true;
+    case OpType::softmax:
+      if (!check_axis(p, in, c)) return false;
+      out[0] = *in[0];
+      return true;
+    case OpType::batchnorm:
+      return infer_batchnorm(in, out[0], c);
+    case OpType::reshape:
+      return infer_reshape(p, in, out[0], c);
     case OpType::pad:
     case OpType::slice:
     case OpType::reduce_mean:
-      return infer_reshaping_import(op, p, in, out[0]);
+      return infer_reshaping_import(op, p, in, out[0], c);
     case OpType::opaque:
       if (!p.shape.all_positive())
-        fail(op, in, "output shape " + p.shape.str() + " has a non-positive dimension");
+        return fail(c, "output shape " + p.shape.str() + " has a non-positive dimension");
       out[0].shape = p.shape;
-      return;
+      return true;
   }
+  return true;
+}
+
+}  // namespace
+
+ShapeCheck try_infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
+                             std::span<TensorDesc> out) {
+  ShapeCheck c;
+  infer_checked(op, p, in, out, c);
+  return c;
+}
+
+std::string shape_error(OpType op, std::span<const TensorDesc* const> in, const std::string& why) {
+  std::string msg = std::string(op_name(op)) + ": " + why;
+  if (!in.empty()) msg += " (inputs " + shapes_str(in) + ")";
+  return msg;
+}
+
+void infer_outputs(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
+                   std::span<TensorDesc> out) {
+  ShapeCheck c;
+  if (!infer_checked(op, p, in, out, c)) throw Error(shape_error(op, in, c.why));
 }
 
 OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,

@@ -85,7 +85,8 @@ std::optional<Graph> build_target_alone(const Graph& g, const Match& m, const Di
   try {
     if (builder.build() != RewriteFailure::none) return std::nullopt;
   } catch (const Error&) {
-    return std::nullopt;  // e.g. a split of a stand-in, which lost its split tree
+    return std::nullopt;  // a malformed side (misfits, e.g. a split of a stand-in that
+                          // lost its split tree, return RewriteFailure::shapes)
   }
   return scratch;
 }

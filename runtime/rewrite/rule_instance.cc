@@ -22,7 +22,7 @@ std::optional<Graph> build_side(const Graph& base, const Match& vars, const Patt
     for (PatternTensor t : side.outputs) g.add_output(builder.at(t));
     g.remove_unused();
   } catch (const Error&) {
-    return std::nullopt;
+    return std::nullopt;  // not a misfit (those return above without a throw): a malformed side
   }
   return g;
 }

@@ -107,9 +107,10 @@ RewriteFailure TargetBuilder::build() {
         if (!shape) return RewriteFailure::constant_shape;
         OpParams p;
         p.shape = *shape;
-        NodeId id = g_.add(t_.nodes[c.node].op, {}, p);
-        if (!shapes_fit(t_.nodes[c.node].facts, g_, g_.node(id))) return RewriteFailure::constant_shape;
-        built_[c.node * kMaxOutputs] = {id, 0};
+        std::optional<NodeId> id = g_.try_add(t_.nodes[c.node].op, {}, p);
+        if (!id) return RewriteFailure::shapes;
+        if (!shapes_fit(t_.nodes[c.node].facts, g_, g_.node(*id))) return RewriteFailure::constant_shape;
+        built_[c.node * kMaxOutputs] = {*id, 0};
       }
       in[slot] = at(c);
     }
@@ -119,12 +120,13 @@ RewriteFailure TargetBuilder::build() {
       if (!derived) return RewriteFailure::derived_params;
       params = *derived;
     }
-    NodeId id = g_.add(n.op, in, params);
+    std::optional<NodeId> id = g_.try_add(n.op, in, params);
     // The side is true for the shapes it was found at: a built node outside
     // its family (a broadcast where the rule had equal shapes, another group
     // count) is not an instance of it.
-    if (!shapes_fit(n.facts, g_, g_.node(id))) return RewriteFailure::shapes;
-    for (int port = 0; port < g_.node(id).num_outputs(); ++port) built_[i * kMaxOutputs + port] = {id, port};
+    if (!id || !shapes_fit(n.facts, g_, g_.node(*id))) return RewriteFailure::shapes;
+    for (int port = 0; port < g_.node(*id).num_outputs(); ++port)
+      built_[i * kMaxOutputs + port] = {*id, port};
   }
   return RewriteFailure::none;
 }

@@ -23,7 +23,8 @@ class TargetBuilder {
  public:
   TargetBuilder(Graph& g, const Match& m, const Pattern& side, bool derive_merge_params = true);
 
-  // Throws Error when an operator's inputs do not fit.
+  // RewriteFailure::shapes when an operator's (or a constant's) inputs do not
+  // fit, without a throw: rule families try many shapes that do not fit.
   RewriteFailure build();
 
   // The tensor built for (or bound to) a pattern tensor.
