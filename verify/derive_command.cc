@@ -2,6 +2,7 @@
 // ones before them, stores the derivations, and prints the minimal set's size.
 // Under mpirun the ranks share the rules out (the verifier pool); rank 0 writes.
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -93,8 +94,12 @@ int derive_command(const std::vector<std::string>& args) {
     // Rank 0 saves progress as results come in: a killed run keeps what it
     // derived, and a new run goes on from there.
     std::optional<ProgressSaver> saver;
-    if (world.rank() == 0) saver.emplace(db, path, save_seconds);
-    DeriveSummary s = derive_rules(db, o, &world, [&] { saver->recorded(); });
+    std::function<void()> recorded;
+    if (world.rank() == 0) {
+      saver.emplace(db, path, save_seconds);
+      recorded = [&] { saver->recorded(); };
+    }
+    DeriveSummary s = derive_rules(db, o, &world, recorded);
     if (world.rank() != 0) return cli::kExitOk;
     db.write(path);
     print_summary(s, db, path, vm->count("json"));

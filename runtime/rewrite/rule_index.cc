@@ -47,10 +47,13 @@ void set_node(FeatureMask& m, OpType op, int k) {
   set_feature(m, hash_combine(static_cast<uint64_t>(op), uint64_t(k)));
 }
 
+// Edges hash from their own seed, apart from node features.
+constexpr uint64_t kEdgeSeed = 0x45444745;  // "EDGE"
+
 void set_edge(FeatureMask& m, OpType op, int num_inputs, int slot, OpType producer) {
   const uint64_t s = op_info(op).commutative && num_inputs == 2 ? kEitherSlot : uint64_t(slot);
-  set_feature(
-      m, hash_combine(hash_combine(static_cast<uint64_t>(op) + 1000, s), static_cast<uint64_t>(producer)));
+  const uint64_t edge = hash_combine(hash_combine(kEdgeSeed, static_cast<uint64_t>(op)), s);
+  set_feature(m, hash_combine(edge, static_cast<uint64_t>(producer)));
 }
 
 uint32_t swap_first_two(uint32_t open) {
