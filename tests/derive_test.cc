@@ -1,15 +1,15 @@
 // Derivations: a rule two rewrites away from a proven one is derived and its
-// derivation replays; a step outside the used rule's family is refused; a
-// refuted base rule takes its dependents with it; the derivation column
-// survives the database file; verify derives from smaller rules and from
-// same-size rules of an earlier wave; a rule false at a member of its shape
-// family (parts of a sum that differ) is refuted, never derived, named by
-// check-proofs, and `verify --revalidate` refutes it where it was verified.
+// derivation replays; sides that differ only in what they share meet; a step outside the used rule's family
+// is refused; a refuted base rule takes its dependents with it; the derivation column survives the database
+// file; verify derives from smaller rules and from same-size rules of an earlier wave; a rule false at a
+// member of its shape family (parts of a sum that differ) is refuted, never derived, named by check-proofs,
+// and `verify --revalidate` refutes it where it was verified.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
 
 #include "runtime/cli/commands.h"
+#include "runtime/core/graph_hash.h"
 #include "runtime/mpi/mpi_world.h"
 #include "runtime/rewrite/derivation.h"
 #include "tests/class_path_fixture.h"
@@ -95,7 +95,48 @@ Rule rule_2796(RuleStatus status) {
   return concat_ewmul_rule("x2", "x1", "x1", "x2", 2, status);
 }
 
+// ewmul(ewadd(x, y), ewadd(y, x)) = ewmul(s, s), s = ewadd(x, y) made once:
+// one swap makes the source compute the target, with ewadd(x, y) made twice.
+Rule shared_sum_rule() {
+  RuleBuilder r;
+  auto [x, xb] = r.input("x", Shape{2, 4});
+  auto [y, yb] = r.input("y", Shape{2, 4});
+  r.source.add_output(op(r.source, OpType::ewmul,
+                         {op(r.source, OpType::ewadd, {x, y}), op(r.source, OpType::ewadd, {y, x})}));
+  TensorRef s = op(r.target, OpType::ewadd, {xb, yb});
+  r.target.add_output(op(r.target, OpType::ewmul, {s, s}));
+  return r.rule();
+}
+
 }  // namespace
+
+TEST_CASE("sides that differ only in what they share meet", "[derive]") {
+  Rule swap = ewadd_swap_rule(0);
+  swap.status = RuleStatus::verified;
+  RuleDatabase db = database({swap, shared_sum_rule()});
+  verify::derive_rules(db, {.max_steps = 1});
+  REQUIRE(db.rules[1].status == RuleStatus::derived);
+  REQUIRE(db.rules[1].derivation.size() == 1);
+  CHECK_FALSE(derivation_error(db.rules, 1));
+
+  // The step's result holds two ewadd nodes where the target holds one.
+  const DirectedRule d = compile_rule(db.rules[0], 0).at(db.rules[1].derivation[0].reversed);
+  const std::optional<Match> m = occurrence_at(db.rules[1].source, d, db.rules[1].derivation[0]);
+  REQUIRE(m);
+  const std::optional<Graph> met = apply_rule(db.rules[1].source, *m, d);
+  REQUIRE(met);
+  CHECK_FALSE(structurally_equal(*met, db.rules[1].target));
+  CHECK(same_outputs(*met, db.rules[1].target));
+  CHECK(outputs_hash(*met) == outputs_hash(db.rules[1].target));
+  CHECK(canonical_hash(*met) != canonical_hash(db.rules[1].target));
+
+  SECTION("a side that computes something else still does not meet") {
+    db.rules[1].target = db.rules[1].source;
+    Graph& t = db.rules[1].target;
+    t.set_outputs({{t.node(t.outputs()[0].node).inputs()[0].node, 0}});  // ewadd(x, y) alone
+    CHECK(derivation_error(db.rules, 1).value().find("do not meet") != std::string::npos);
+  }
+}
 
 TEST_CASE("a rule two rewrites away is derived, and its derivation replays", "[derive]") {
   RuleDatabase db =

@@ -134,7 +134,7 @@ std::optional<Derivation> ClassPaths::find(const Rule& rule, const RuleIndex& in
             Derivation steps = path;
             steps.push_back({d.rule, d.reversed, false, {}, {}});
             record_site(m, steps.back());
-            if (structurally_equal(*next, rule.target))
+            if (same_outputs(*next, rule.target))
               found = std::move(steps);
             else if (int(reached.size()) < max_graphs)
               reached.add({std::move(*next), std::move(steps)});

@@ -15,12 +15,13 @@ namespace {
 struct Reached {
   Graph graph;
   Derivation steps;
+  uint64_t outputs = 0;  // outputs_hash(graph), set by Frontier::add
 };
 
 // Graphs reached from one side, level by level, de-duplicated by structure.
 class Frontier {
  public:
-  Frontier(const Graph& start, bool on_target) : on_target_(on_target) { add({start, {}}); }
+  Frontier(const Graph& start, bool on_target) : on_target_(on_target) { add({start, {}, 0}); }
 
   const std::vector<Reached>& all() const { return reached_; }
 
@@ -42,7 +43,7 @@ class Frontier {
             Derivation path = steps;
             path.push_back({d.rule, d.reversed, on_target_, {}, {}});
             record_site(m, path.back());
-            add({std::move(*next), std::move(path)});
+            add({std::move(*next), std::move(path), 0});
             full = int(reached_.size()) >= max_graphs;
           },
           first_n);
@@ -51,33 +52,49 @@ class Frontier {
     return true;
   }
 
-  // A graph of this frontier structurally equal to g.
-  const Reached* find(const Graph& g, uint64_t hash) const {
-    auto [lo, hi] = by_hash_.equal_range(hash);
-    for (auto it = lo; it != hi; ++it)
-      if (structurally_equal(reached_[it->second].graph, g)) return &reached_[it->second];
-    return nullptr;
+  // The graph of this frontier with the fewest steps that computes what g
+  // computes at its outputs (same_outputs: sharing aside), if any.
+  const Reached* meeting(const Graph& g, uint64_t outputs_hash) const {
+    const Reached* best = nullptr;
+    auto [lo, hi] = by_outputs_.equal_range(outputs_hash);
+    for (auto it = lo; it != hi; ++it) {
+      const Reached& r = reached_[it->second];
+      if ((!best || r.steps.size() < best->steps.size()) && same_outputs(r.graph, g)) best = &r;
+    }
+    return best;
   }
 
  private:
+  // Graphs are told apart with their sharing (structurally_equal): a graph
+  // that makes a computation twice can match a rule that reads it twice
+  // (the matcher binds pattern operators to distinct nodes), its shared twin
+  // cannot.
   void add(Reached r) {
     uint64_t h = canonical_hash(r.graph);
-    if (find(r.graph, h)) return;
+    auto [lo, hi] = by_hash_.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (structurally_equal(reached_[it->second].graph, r.graph)) return;
+    r.outputs = outputs_hash(r.graph);
     by_hash_.emplace(h, reached_.size());
+    by_outputs_.emplace(r.outputs, reached_.size());
     reached_.push_back(std::move(r));
   }
 
   bool on_target_;
   std::vector<Reached> reached_;
-  std::unordered_multimap<uint64_t, size_t> by_hash_;
+  std::unordered_multimap<uint64_t, size_t> by_hash_, by_outputs_;
   size_t level_begin_ = 0;
 };
 
-// Source-side steps then target-side steps to a common graph, if any.
+// Source-side steps then target-side steps to graphs computing the same
+// outputs, if any. Sides meet with their sharing aside: a rewrite builds its
+// target anew beside an equal computation the graph already has, and the rule
+// sides are shared where they can be (the generator never makes one
+// computation twice), so rule 343108 of taso-4.h5 needs it.
 std::optional<Derivation> meet(const Frontier& source, const Frontier& target) {
   std::optional<Derivation> best;
   for (const Reached& t : target.all()) {
-    const Reached* s = source.find(t.graph, canonical_hash(t.graph));
+    const Reached* s = source.meeting(t.graph, t.outputs);
     if (!s || (best && best->size() <= s->steps.size() + t.steps.size())) continue;
     Derivation d = s->steps;
     d.insert(d.end(), t.steps.begin(), t.steps.end());

@@ -94,13 +94,35 @@ uint64_t canonical_hash(const Graph& g) {
   return v;
 }
 
-bool structurally_equal(const Graph& a, const Graph& b) {
-  if (a.num_nodes() != b.num_nodes() || a.outputs().size() != b.outputs().size()) return false;
-  TreeComparer cmp(a, b);
+namespace {
+
+bool outputs_same(const Graph& a, const Graph& b, TreeComparer& cmp) {
+  if (a.outputs().size() != b.outputs().size()) return false;
   for (size_t i = 0; i < a.outputs().size(); ++i) {
     TensorRef x = a.outputs()[i], y = b.outputs()[i];
     if (x.port != y.port || !cmp.same(x.node, y.node)) return false;
   }
+  return true;
+}
+
+}  // namespace
+
+uint64_t outputs_hash(const Graph& g) {
+  std::vector<uint64_t> h = node_hashes(g);
+  uint64_t v = 0x0b5;
+  for (TensorRef t : g.outputs()) v = hash_combine(hash_combine(v, h[t.node]), t.port);
+  return v;
+}
+
+bool same_outputs(const Graph& a, const Graph& b) {
+  TreeComparer cmp(a, b);
+  return outputs_same(a, b, cmp);
+}
+
+bool structurally_equal(const Graph& a, const Graph& b) {
+  if (a.num_nodes() != b.num_nodes()) return false;
+  TreeComparer cmp(a, b);
+  if (!outputs_same(a, b, cmp)) return false;
   // Match the node multisets: bucket by hash, then pair equal computations.
   // Sameness is an equivalence, so greedy pairing within a bucket is exact.
   std::vector<uint64_t> ha = node_hashes(a), hb = node_hashes(b);

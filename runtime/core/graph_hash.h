@@ -22,4 +22,14 @@ uint64_t canonical_hash(const Graph& g);
 // computations. Exact (no hashing assumptions); both graphs must be acyclic.
 bool structurally_equal(const Graph& a, const Graph& b);
 
+// Hash of the ordered outputs' computations alone: the same for graphs that
+// differ only in what they share (a computation made twice, or once and read
+// twice), which canonical_hash tells apart.
+uint64_t outputs_hash(const Graph& g);
+
+// True when the outputs are pairwise the same operator tree: the graphs
+// compute the same function, however much of it they share. Exact; both
+// graphs must be acyclic. Derivations meet by it (runtime/rewrite/README.md).
+bool same_outputs(const Graph& a, const Graph& b);
+
 }  // namespace superopt

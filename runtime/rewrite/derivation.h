@@ -1,7 +1,8 @@
 // Derivations as proofs (rule_database.h): replaying one checks every step
 // independently of how it was found: the rule it uses is proven and comes
 // before the derived one, the matcher finds the rule at the stored site (so
-// every matching condition holds), and the two sides meet in one graph.
+// every matching condition holds), and the two sides end computing the same
+// outputs (same_outputs: the same operator trees, whatever they share).
 #pragma once
 
 #include <cstdint>

@@ -9,8 +9,10 @@
 # --memory-per-rank M bounds the generator's memory per rank (it spills sorted
 # runs to a scratch folder in the work folder): the 4-operator target is 8 GB.
 # --opset FILE: another operator set (default data/opsets/taso.json; issue
-# 20's 5-operator run: --opset data/opsets/matmul-2d.json --max-ops 5).
-#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]
+# 20's 5-operator run: --opset data/opsets/matmul-2d.json --max-ops 5
+# --derive-steps 2, as data/rules/matmul-2d-5.h5 was minimized).
+# --derive-steps N is derive's --max-steps (default: derive's own).
+#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--derive-steps N] [--compare-z3] [--keep FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_ops=3
@@ -20,6 +22,7 @@ compare=
 keep=
 bound=()
 waves=()
+steps=()
 while [ $# -gt 0 ]; do
   case $1 in
     --max-ops) max_ops=$2; shift 2 ;;
@@ -29,7 +32,8 @@ while [ $# -gt 0 ]; do
     --keep) keep=$2; shift 2 ;;
     --memory-per-rank) bound=(--memory-per-rank "$2"); shift 2 ;;
     --wave-rules) waves=(--wave-rules "$2"); shift 2 ;;
-    *) echo "usage: $0 [--max-ops N] [--ranks R] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
+    --derive-steps) steps=(--max-steps "$2"); shift 2 ;;
+    *) echo "usage: $0 [--max-ops N] [--ranks R] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--derive-steps N] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
   esac
 done
 source scripts/bench/common.sh
@@ -70,14 +74,14 @@ j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 print(f"    derived {j['derived_this_run']} of {j['checked']} ({j['derived_from_same_size']} from same-size rules); Z3 decided {j['checked'] - j['derived_this_run']}: "
       f"median {j['z3_median_ms']:.2f} ms, p95 {j['z3_p95_ms']:.2f} ms (validation and proof)")
 PY
-stage derive mpirun -n $((ranks + 1)) --oversubscribe build/superopt derive "$db" --json
+stage derive mpirun -n $((ranks + 1)) --oversubscribe build/superopt derive "$db" "${steps[@]}" --json
 statuses "$db"
 /usr/bin/python3 - "$work/derive.out" <<'PY'
 import json, sys
 j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 print(f"    minimal set {j['minimal_set']} rules; by steps {j.get('derived_by_steps', {})}")
 PY
-echo "total wall $(($(date +%s) - start)) s"
+echo "total wall $(($(date +%s) - start)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "$compare" ]; then
   stage z3-only mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$work/z3-only.h5" --no-derive --json
   statuses "$work/z3-only.h5"
