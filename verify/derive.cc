@@ -15,13 +15,13 @@ namespace {
 struct Reached {
   Graph graph;
   Derivation steps;
-  uint64_t outputs = 0;  // outputs_hash(graph), set by Frontier::add
+  uint64_t outputs;  // outputs_hash(graph)
 };
 
 // Graphs reached from one side, level by level, de-duplicated by structure.
 class Frontier {
  public:
-  Frontier(const Graph& start, bool on_target) : on_target_(on_target) { add({start, {}, 0}); }
+  Frontier(const Graph& start, bool on_target) : on_target_(on_target) { add(start, {}); }
 
   const std::vector<Reached>& all() const { return reached_; }
 
@@ -43,7 +43,7 @@ class Frontier {
             Derivation path = steps;
             path.push_back({d.rule, d.reversed, on_target_, {}, {}});
             record_site(m, path.back());
-            add({std::move(*next), std::move(path), 0});
+            add(std::move(*next), std::move(path));
             full = int(reached_.size()) >= max_graphs;
           },
           first_n);
@@ -69,15 +69,14 @@ class Frontier {
   // that makes a computation twice can match a rule that reads it twice
   // (the matcher binds pattern operators to distinct nodes), its shared twin
   // cannot.
-  void add(Reached r) {
-    uint64_t h = canonical_hash(r.graph);
-    auto [lo, hi] = by_hash_.equal_range(h);
+  void add(Graph graph, Derivation steps) {
+    const GraphHashes h = graph_hashes(graph);
+    auto [lo, hi] = by_hash_.equal_range(h.canonical);
     for (auto it = lo; it != hi; ++it)
-      if (structurally_equal(reached_[it->second].graph, r.graph)) return;
-    r.outputs = outputs_hash(r.graph);
-    by_hash_.emplace(h, reached_.size());
-    by_outputs_.emplace(r.outputs, reached_.size());
-    reached_.push_back(std::move(r));
+      if (structurally_equal(reached_[it->second].graph, graph)) return;
+    by_hash_.emplace(h.canonical, reached_.size());
+    by_outputs_.emplace(h.outputs, reached_.size());
+    reached_.push_back({std::move(graph), std::move(steps), h.outputs});
   }
 
   bool on_target_;
@@ -90,7 +89,7 @@ class Frontier {
 // outputs, if any. Sides meet with their sharing aside: a rewrite builds its
 // target anew beside an equal computation the graph already has, and the rule
 // sides are shared where they can be (the generator never makes one
-// computation twice), so rule 343108 of taso-4.h5 needs it.
+// computation twice): rule 18 of taso-3.h5 meets only so (verify/README.md).
 std::optional<Derivation> meet(const Frontier& source, const Frontier& target) {
   std::optional<Derivation> best;
   for (const Reached& t : target.all()) {

@@ -85,13 +85,35 @@ std::vector<uint64_t> node_hashes(const Graph& g) {
   return h;
 }
 
-uint64_t canonical_hash(const Graph& g) {
-  std::vector<uint64_t> h = node_hashes(g);
-  std::vector<uint64_t> sorted = h;
-  std::sort(sorted.begin(), sorted.end());
-  uint64_t v = hash_bytes(sorted.data(), sorted.size() * sizeof(uint64_t), 0x9a4);
+namespace {
+
+// v with the ordered outputs' computations (h: node_hashes(g)) folded in.
+uint64_t fold_outputs(const Graph& g, const std::vector<uint64_t>& h, uint64_t v) {
   for (TensorRef t : g.outputs()) v = hash_combine(hash_combine(v, h[t.node]), t.port);
   return v;
+}
+
+uint64_t canonical_from(const Graph& g, const std::vector<uint64_t>& h) {
+  std::vector<uint64_t> sorted = h;
+  std::sort(sorted.begin(), sorted.end());
+  return fold_outputs(g, h, hash_bytes(sorted.data(), sorted.size() * sizeof(uint64_t), 0x9a4));
+}
+
+constexpr uint64_t kOutputsSeed = 0x0b5;
+
+}  // namespace
+
+uint64_t canonical_hash(const Graph& g) {
+  return canonical_from(g, node_hashes(g));
+}
+
+uint64_t outputs_hash(const Graph& g) {
+  return fold_outputs(g, node_hashes(g), kOutputsSeed);
+}
+
+GraphHashes graph_hashes(const Graph& g) {
+  const std::vector<uint64_t> h = node_hashes(g);
+  return {canonical_from(g, h), fold_outputs(g, h, kOutputsSeed)};
 }
 
 namespace {
@@ -106,13 +128,6 @@ bool outputs_same(const Graph& a, const Graph& b, TreeComparer& cmp) {
 }
 
 }  // namespace
-
-uint64_t outputs_hash(const Graph& g) {
-  std::vector<uint64_t> h = node_hashes(g);
-  uint64_t v = 0x0b5;
-  for (TensorRef t : g.outputs()) v = hash_combine(hash_combine(v, h[t.node]), t.port);
-  return v;
-}
 
 bool same_outputs(const Graph& a, const Graph& b) {
   TreeComparer cmp(a, b);

@@ -27,9 +27,16 @@ bool structurally_equal(const Graph& a, const Graph& b);
 // twice), which canonical_hash tells apart.
 uint64_t outputs_hash(const Graph& g);
 
+// Both hashes from one pass over the nodes.
+struct GraphHashes {
+  uint64_t canonical;  // canonical_hash
+  uint64_t outputs;    // outputs_hash
+};
+GraphHashes graph_hashes(const Graph& g);
+
 // True when the outputs are pairwise the same operator tree: the graphs
 // compute the same function, however much of it they share. Exact; both
-// graphs must be acyclic. Derivations meet by it (runtime/rewrite/README.md).
+// graphs must be acyclic. Derivations meet by it (verify/README.md).
 bool same_outputs(const Graph& a, const Graph& b);
 
 }  // namespace superopt
