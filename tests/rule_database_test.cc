@@ -119,6 +119,55 @@ TEST_CASE("rules: a database round-trips through HDF5", "[rules]") {
   }
 }
 
+TEST_CASE("rules: a database whose graphs were released writes them back from its file", "[rules]") {
+  TempDir dir;
+  const std::string path = written_fixture(dir);
+  RuleDatabase db = RuleDatabase::read(path);
+  const int operators = db.rules[1].num_operators();
+  for (size_t k = 0; k < db.rules.size(); ++k) db.release_graphs(k);
+  REQUIRE(db.rules[1].graphs_released());
+  REQUIRE(db.rules[1].source.num_nodes() == 0);
+  REQUIRE(db.rules[1].num_operators() == operators);
+  db.rules[1].status = RuleStatus::derived;
+  db.rules[1].derivation = {DerivationStep{0, false, false, {0}, {}, -1}};
+  db.rules[3].note = "a note written after the release";
+  SECTION("to another file and over its own: the graphs are the file's, the rest is new") {
+    for (const std::string& out : {dir.file("other.h5"), path}) {
+      db.write(out);
+      RuleDatabase back = RuleDatabase::read(out);
+      RuleDatabase expected = test::fixture_database();
+      expected.rules[1].status = RuleStatus::derived;
+      expected.rules[3].note = "a note written after the release";
+      require_same_database(back, expected);
+      REQUIRE(back.rules[1].derivation == db.rules[1].derivation);
+      REQUIRE(output_labels(back.rules[1].target) == std::vector<std::string>{"sp", "sp:1"});
+    }
+  }
+  SECTION("with only some released, writing throws and leaves the file alone") {
+    RuleDatabase some = RuleDatabase::read(path);
+    some.release_graphs(2);
+    REQUIRE_THROWS_WITH(some.write(path),
+                        Contains("cannot write " + path + ": 1 of 4 rules have their graphs released"));
+    REQUIRE(RuleDatabase::read(path).rules[2].source.num_nodes() > 0);
+  }
+  SECTION("when the file no longer holds those rules, writing throws and the target is untouched") {
+    RuleDatabase one;
+    one.rules = {test::relu_over_add()};
+    one.write(path);
+    REQUIRE_THROWS_WITH(db.write(dir.file("other.h5")), Contains("the rules' graphs were released, and " +
+                                                                 path + " no longer holds these rules"));
+    REQUIRE_FALSE(fs::exists(dir.file("other.h5")));
+    fs::remove(path);
+    REQUIRE_THROWS_WITH(db.write(dir.file("other.h5")), Contains("cannot open " + path));
+    REQUIRE_FALSE(fs::exists(dir.file("other.h5")));
+  }
+  SECTION("a database made in memory cannot release its graphs") {
+    RuleDatabase memory = test::fixture_database();
+    REQUIRE_THROWS_WITH(memory.release_graphs(0), Contains("no file holds"));
+    REQUIRE(memory.rules[0].source.num_nodes() > 0);
+  }
+}
+
 TEST_CASE("rules: an empty database is valid", "[rules]") {
   TempDir dir;
   RuleDatabase db;

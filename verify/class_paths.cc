@@ -74,12 +74,11 @@ uint64_t renaming_free_key(const Graph& g) {
   return key;
 }
 
-void ClassPaths::add(const Rule& rule, const RuleIndex& index, int first) {
-  const uint64_t source = renaming_free_key(rule.source), target = renaming_free_key(rule.target);
-  std::vector<Edge>& edges = by_class_[rule.fingerprint];
+void ClassPaths::add(uint64_t fingerprint, Keys keys, const RuleIndex& index, int first) {
+  std::vector<Edge>& edges = by_class_[fingerprint];
   for (int p = first; p < int(index.rules.size()); ++p)
-    edges.push_back(
-        {p, index.rules[p].reversed ? target : source, index.rules[p].reversed ? source : target});
+    edges.push_back({p, index.rules[p].reversed ? keys.target : keys.source,
+                     index.rules[p].reversed ? keys.source : keys.target});
 }
 
 bool ClassPaths::connected(const std::vector<Edge>& edges, uint64_t from, uint64_t to, int first_n) const {

@@ -33,9 +33,19 @@ uint64_t renaming_free_key(const Graph& g);
 // so that the same prefix cut (`first_n`) applies to both.
 class ClassPaths {
  public:
-  // Files the directions of `rule` that `index` holds from position `first` on
-  // (compile_rule's, just added).
-  void add(const Rule& rule, const RuleIndex& index, int first);
+  // The keys a rule's two sides are filed under (renaming_free_key).
+  struct Keys {
+    uint64_t source = 0;
+    uint64_t target = 0;
+  };
+  static Keys keys(const Rule& rule) {
+    return {renaming_free_key(rule.source), renaming_free_key(rule.target)};
+  }
+
+  // Files the directions of a rule of class `fingerprint` whose sides have
+  // `keys`, which `index` holds from position `first` on (compile_rule's,
+  // just added).
+  void add(uint64_t fingerprint, Keys keys, const RuleIndex& index, int first);
 
   // The steps that rewrite rule.source into rule.target with the class's rules
   // among the first `first_n` of `index` (-1: all), each applied to the whole

@@ -129,11 +129,20 @@ std::optional<Derivation> find_meeting(const Rule& rule, const RuleIndex& rules,
 }
 
 void ProvenRules::add(const Rule& rule, int k) {
+  add_compiled(k, rule.fingerprint, compile_rule(rule, k), ClassPaths::keys(rule));
+}
+
+void ProvenRules::add_compiled(int k, uint64_t fingerprint, std::vector<DirectedRule> directions,
+                               ClassPaths::Keys keys) {
   const int first = int(index.rules.size());
-  if (k >= int(first_position.size())) first_position.resize(size_t(k) + 1, -1);
+  if (k >= int(first_position.size())) {
+    first_position.resize(size_t(k) + 1, -1);
+    class_keys.resize(size_t(k) + 1);
+  }
   first_position[k] = first;
-  for (DirectedRule& d : compile_rule(rule, k)) index.add(std::move(d));
-  classes.add(rule, index, first);
+  class_keys[k] = keys;
+  for (DirectedRule& d : directions) index.add(std::move(d));
+  classes.add(fingerprint, keys, index, first);
 }
 
 std::optional<FoundDerivation> derive_rule(const Rule& rule, const ProvenRules& proven,

@@ -66,8 +66,15 @@ struct ProvenRules {
   ClassPaths classes;
   // By database index: where the rule's directions start in `index` (-1: not proven).
   std::vector<int> first_position;
+  // By database index: the keys its class files it under (proven rules only).
+  std::vector<ClassPaths::Keys> class_keys;
+
   // Adds proven rule `k` of the database.
   void add(const Rule& rule, int k);
+  // Adds proven rule `k`, of class `fingerprint`, already compiled: its
+  // directions (compile_rule's) and class keys, taken from another index
+  // (an index rebuilt without the rule's graphs).
+  void add_compiled(int k, uint64_t fingerprint, std::vector<DirectedRule> directions, ClassPaths::Keys keys);
 };
 
 // The note a rule derived along its fingerprint class carries.

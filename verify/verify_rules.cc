@@ -171,6 +171,11 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   // A derivation through a rule that is no longer proven is no proof: decided again.
   invalidate_broken_derivations(db.rules);
   const std::vector<int> order = verify::derivation_sequence(db.rules);
+  // A pool's ranks release the graphs they no longer need (write() copies
+  // them from the file the database was read from): rank 0 only hands rules
+  // out and records, and a worker is done with a rule once it is indexed.
+  const bool release = world.size() > 1 && !db.graphs_file.empty();
+  if (release && world.rank() == 0) db.release_all_graphs();
   verify::VerifyLimits limits;
   limits.timeout_ms = options.timeout_ms;
   limits.proof_rlimit = options.proof_rlimit;
@@ -192,8 +197,12 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
     // on rank 0 of a pool, which only hands rules out (at 4 operators the
     // index is about 1.7 GB a rank).
     const bool attempts = world.size() == 1 || world.rank() != 0;
-    for (; options.derive_first && attempts && indexed < wave.first_position; ++indexed)
-      if (is_proven(db.rules[order[indexed]].status)) proven.add(db.rules[order[indexed]], order[indexed]);
+    for (; options.derive_first && attempts && indexed < wave.first_position; ++indexed) {
+      const int k = order[indexed];
+      if (is_proven(db.rules[k].status)) proven.add(db.rules[k], k);
+      // Decided, and indexed if proven: no later wave looks at its graphs.
+      if (release) db.release_graphs(size_t(k));
+    }
     const verify::ProvenRules* from = options.derive_first ? &proven : nullptr;
     workers = verify::run_verifier_pool(
         world, wave.todo,

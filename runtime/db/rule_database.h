@@ -80,8 +80,14 @@ struct Rule {
   double proof_ms = 0;    // time the verifier spent on it
   std::string note;       // refuted: the counterexample; unknown: why
   Derivation derivation;  // derived: the proof
+  // Set by RuleDatabase::release_graphs: the graphs are gone, and this is how
+  // many operators they had (num_operators() still says).
+  int32_t released_operators = -1;
 
-  int num_operators() const { return source.num_operators() + target.num_operators(); }
+  bool graphs_released() const { return released_operators >= 0; }
+  int num_operators() const {
+    return graphs_released() ? released_operators : source.num_operators() + target.num_operators();
+  }
 };
 
 // What produced a database: enough to reproduce it and to refuse mixing.
@@ -120,12 +126,28 @@ inline constexpr int kRuleDatabaseFormatVersion = 1;
 struct RuleDatabase {
   RuleSetInfo info;
   std::vector<Rule> rules;
+  // The file read() read (empty for a database made in memory): its graph
+  // columns still hold the graphs of the rules released since.
+  std::string graphs_file;
 
   // Throws Error naming the file on anything missing, corrupt or truncated.
   static RuleDatabase read(const std::string& path);
   // Atomic: writes PATH.tmp-<pid> and renames it over PATH; on failure the
-  // old PATH is untouched and the temporary file removed.
+  // old PATH is untouched and the temporary file removed. With every rule's
+  // graphs released, the graph columns (source, target, output_mapping,
+  // source_ops, target_ops) are copied unchanged from graphs_file, which must
+  // still hold these rules (the same count and fingerprints); with some
+  // released and some not, it throws.
   void write(const std::string& path) const;
+
+  // Drops rule k's graphs and keeps the rest: a rank of a pool that only
+  // records verdicts, or that is done with a rule, holds gigabytes less at 4
+  // operators (a rule's graphs are about 4 KB there). Throws Error when the
+  // database was not read from a file, since write() could not restore them.
+  void release_graphs(size_t k);
+  // Every rule's, and the freed memory goes back to the system at once (it
+  // is many small blocks, which the allocator would otherwise keep).
+  void release_all_graphs();
 
   // The operators the rules use, on either side (inputs and weights included).
   std::set<OpType> operators_used() const;

@@ -205,6 +205,7 @@ RuleDatabase RuleDatabase::read(const std::string& path) {
   RuleDatabase db;
   db.info = read_info(reader);
   db.rules = read_rules(reader, path);
+  db.graphs_file = path;
   return db;
 }
 

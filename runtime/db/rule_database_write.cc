@@ -4,6 +4,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -58,6 +59,12 @@ void append_rule(RuleColumns& c, const std::string& path, size_t k, const Rule& 
   std::string where = "cannot write " + path + ": rule " + std::to_string(k);
   if (static_cast<int>(r.status) >= kNumRuleStatuses)
     json::throw_error(where + ": invalid status " + std::to_string(static_cast<int>(r.status)));
+  c.note.push_back(r.note);
+  c.derivation.push_back(derivation_text(r.derivation));
+  c.fingerprint.push_back(r.fingerprint);
+  c.status.push_back(r.status);
+  c.proof_ms.push_back(r.proof_ms);
+  if (r.graphs_released()) return;  // its graph columns are copied (copy_graph_columns)
   if (r.source.outputs().size() != r.target.outputs().size())
     json::throw_error(where + ": source has " + std::to_string(r.source.outputs().size()) +
                       " outputs, target has " + std::to_string(r.target.outputs().size()));
@@ -68,20 +75,39 @@ void append_rule(RuleColumns& c, const std::string& path, size_t k, const Rule& 
     json::throw_error(where + ": " + e.what());
   }
   c.output_mapping.push_back(output_mapping_text(r.source.outputs().size()));
-  c.note.push_back(r.note);
-  c.derivation.push_back(derivation_text(r.derivation));
-  c.fingerprint.push_back(r.fingerprint);
-  c.status.push_back(r.status);
-  c.proof_ms.push_back(r.proof_ms);
   c.source_ops.push_back(r.source.num_operators());
   c.target_ops.push_back(r.target.num_operators());
 }
 
+// The columns that describe the rules' graphs, which a database whose graphs
+// were released copies from the file they came from.
+constexpr const Column* kGraphColumns[] = {&kSource, &kTarget, &kOutputMapping, &kSourceOps, &kTargetOps};
+
+// Copies the graph columns of `from` into `rules`, after checking that it
+// still holds the rules being written (their count and fingerprints): the
+// graphs were released on the promise that the file keeps them.
+void copy_graph_columns(const Writer& w, hid_t rules, const std::string& from,
+                        const std::vector<uint64_t>& fingerprints) {
+  hdf5::Reader r(from);
+  r.open();
+  Handle group = r.group("rules");
+  const std::vector<uint64_t> stored =
+      r.numbers<uint64_t>(r.dataset(group, "rules", kFingerprint.name), H5T_NATIVE_UINT64, true);
+  if (stored != fingerprints)
+    w.fail("the rules' graphs were released, and " + from + " no longer holds these rules");
+  for (const Column* col : kGraphColumns) {
+    r.dataset(group, "rules", col->name);  // fails naming the file when absent
+    w.check(H5Ocopy(group, col->name, rules, col->name, H5P_DEFAULT, H5P_DEFAULT),
+            std::string("copying rules/") + col->name + " from " + from);
+  }
+}
+
 // Each text column is freed once HDF5 has it: the file is built in memory,
 // so holding the text as well would take a third copy of the database.
-void write_rules(const Writer& w, RuleColumns& c) {
+// `graphs_from` non-empty: the graph columns come from that file instead.
+void write_rules(const Writer& w, RuleColumns& c, const std::string& graphs_from) {
   Handle rules = w.group("rules");
-  size_t n = c.source.size();
+  size_t n = c.fingerprint.size();
   auto strings = [&](const Column& col, std::vector<std::string>& values) {
     w.compressed_column(rules, col.name, values, col.description);
     std::vector<std::string>().swap(values);
@@ -89,17 +115,21 @@ void write_rules(const Writer& w, RuleColumns& c) {
   auto numbers = [&](const Column& col, hid_t file_type, hid_t memory_type, const void* data) {
     w.column(rules, col.name, file_type, memory_type, n, data, col.description);
   };
-  strings(kSource, c.source);
-  strings(kTarget, c.target);
-  strings(kOutputMapping, c.output_mapping);
+  if (graphs_from.empty()) {
+    strings(kSource, c.source);
+    strings(kTarget, c.target);
+    strings(kOutputMapping, c.output_mapping);
+    numbers(kSourceOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.source_ops.data());
+    numbers(kTargetOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.target_ops.data());
+  } else {
+    copy_graph_columns(w, rules, graphs_from, c.fingerprint);
+  }
   numbers(kFingerprint, H5T_STD_U64LE, H5T_NATIVE_UINT64, c.fingerprint.data());
   Handle status = hdf5::uint8_enum_type(kStatusNames);
   static_assert(sizeof(RuleStatus) == sizeof(uint8_t));
   numbers(kStatus, status, status, c.status.data());
   numbers(kProofMs, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.proof_ms.data());
   strings(kNote, c.note);
-  numbers(kSourceOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.source_ops.data());
-  numbers(kTargetOps, H5T_STD_I32LE, H5T_NATIVE_INT32, c.target_ops.data());
   strings(kDerivation, c.derivation);
   // The text was many small blocks amid the heap: give their pages back
   // before the file image is copied out.
@@ -121,10 +151,11 @@ std::optional<RuleStatus> rule_status_from_name(std::string_view name) {
 
 namespace {
 
-void write_columns(const std::string& path, const RuleSetInfo& info, RuleColumns& columns) {
+void write_columns(const std::string& path, const RuleSetInfo& info, RuleColumns& columns,
+                   const std::string& graphs_from = {}) {
   hdf5::write_atomically(path, [&](const Writer& w) {
     write_info(w, w.file(), info);
-    write_rules(w, columns);
+    write_rules(w, columns, graphs_from);
   });
 }
 
@@ -132,9 +163,30 @@ void write_columns(const std::string& path, const RuleSetInfo& info, RuleColumns
 
 void RuleDatabase::write(const std::string& path) const {
   hdf5::silence_errors();
+  const auto released =
+      std::count_if(rules.begin(), rules.end(), [](const Rule& r) { return r.graphs_released(); });
+  if (released > 0 && size_t(released) < rules.size())
+    json::throw_error("cannot write " + path + ": " + std::to_string(released) + " of " +
+                      std::to_string(rules.size()) +
+                      " rules have their graphs released (all or none can be written)");
   RuleColumns columns;
   for (size_t k = 0; k < rules.size(); ++k) append_rule(columns, path, k, rules[k]);
-  write_columns(path, info, columns);
+  write_columns(path, info, columns, released > 0 ? graphs_file : std::string());
+}
+
+void RuleDatabase::release_graphs(size_t k) {
+  if (graphs_file.empty())
+    throw Error("rule " + std::to_string(k) + ": graphs released from a database that no file holds");
+  Rule& r = rules.at(k);
+  if (r.graphs_released()) return;
+  r.released_operators = r.num_operators();
+  r.source = Graph();
+  r.target = Graph();
+}
+
+void RuleDatabase::release_all_graphs() {
+  for (size_t k = 0; k < rules.size(); ++k) release_graphs(k);
+  malloc_trim(0);
 }
 
 void write_rule_database(const std::string& path, const RuleSetInfo& info, size_t num_rules,
