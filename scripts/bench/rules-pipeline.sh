@@ -43,8 +43,10 @@ db=$work/rules.h5
 stage() {
   local name=$1
   shift
+  # On failure the ranks' own lines first: mpirun's epilogue would push them
+  # out of a plain tail (a missing data folder read as a bare mpirun abort).
   /usr/bin/time -f "%e %U %S %M" -o "$work/$name.time" "$@" >"$work/$name.out" 2>"$work/$name.err" || {
-    echo "$name FAILED:"; tail -5 "$work/$name.err"; exit 1; }
+    echo "$name FAILED:"; grep -m 3 "^superopt" "$work/$name.err" || tail -5 "$work/$name.err"; exit 1; }
   read -r wall user sys rss <"$work/$name.time"
   printf "%-10s wall %8.1f s   cpu %8.1f s   peak %6d MiB per process\n" "$name" "$wall" \
     "$(awk "BEGIN{print $user + $sys}")" $((rss / 1024))
