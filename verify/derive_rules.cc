@@ -109,11 +109,8 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
   const std::vector<int> order = derivation_sequence(db.rules);
   std::vector<size_t> position(db.rules.size());
   for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
-  // A pool's ranks release the graphs they will not need (write() copies them
-  // from the file the database was read from): rank 0 only hands rules out
-  // and records, and a worker needs only the graphs of the rules it may try.
-  const bool release = world && world->size() > 1 && !db.graphs_file.empty();
-  if (release && world->rank() == 0) db.release_all_graphs();
+  // A worker needs only the graphs of the rules it may try (`keep`).
+  const bool release = world && pool_releases_graphs(*world, db);
   std::vector<char> keep;  // releasing workers: the first pass's rules, the only ones a later pass tries
   std::optional<ProvenBefore> last_index;
   for (size_t from = 0; from < order.size();) {

@@ -90,4 +90,10 @@ int run_verifier_pool(const MpiWorld& world, const std::vector<int>& todo,
   return world.size() - 1;
 }
 
+bool pool_releases_graphs(const MpiWorld& world, RuleDatabase& db) {
+  const bool release = world.size() > 1 && !db.graphs_file.empty();
+  if (release && world.rank() == 0) db.release_all_graphs();
+  return release;
+}
+
 }  // namespace superopt::verify

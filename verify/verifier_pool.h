@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
 #include "verify/rule_verifier.h"
 
@@ -16,5 +17,11 @@ namespace superopt::verify {
 int run_verifier_pool(const MpiWorld& world, const std::vector<int>& todo,
                       const std::function<RuleVerdict(int)>& verify,
                       const std::function<void(int, const RuleVerdict&)>& record);
+
+// Whether the ranks of this pool release the graphs they are done with
+// (RuleDatabase::release_graphs): a pool of several ranks over a database read
+// from a file, where write() finds the graphs again. Rank 0, which only hands
+// rules out, records and saves, then releases every rule's graphs at once.
+bool pool_releases_graphs(const MpiWorld& world, RuleDatabase& db);
 
 }  // namespace superopt::verify

@@ -171,11 +171,8 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
   // A derivation through a rule that is no longer proven is no proof: decided again.
   invalidate_broken_derivations(db.rules);
   const std::vector<int> order = verify::derivation_sequence(db.rules);
-  // A pool's ranks release the graphs they no longer need (write() copies
-  // them from the file the database was read from): rank 0 only hands rules
-  // out and records, and a worker is done with a rule once it is indexed.
-  const bool release = world.size() > 1 && !db.graphs_file.empty();
-  if (release && world.rank() == 0) db.release_all_graphs();
+  // A worker is done with a rule once it is indexed (below).
+  const bool release = verify::pool_releases_graphs(world, db);
   verify::VerifyLimits limits;
   limits.timeout_ms = options.timeout_ms;
   limits.proof_rlimit = options.proof_rlimit;
