@@ -12,7 +12,9 @@
 # 20's 5-operator run: --opset data/opsets/matmul-2d.json --max-ops 5
 # --derive-steps 2, as data/rules/matmul-2d-5.h5 was minimized).
 # --derive-steps N is derive's --max-steps (default: derive's own).
-#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--derive-steps N] [--compare-z3] [--keep FILE]
+# --superopt BIN runs that binary instead of building build/superopt (an
+# installed copy: scripts/get-rules.sh rebuilds a database with it).
+#   scripts/bench/rules-pipeline.sh [--max-ops 3] [--ranks 2] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--derive-steps N] [--superopt BIN] [--compare-z3] [--keep FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 max_ops=3
@@ -23,6 +25,7 @@ keep=
 bound=()
 waves=()
 steps=()
+superopt=build/superopt
 while [ $# -gt 0 ]; do
   case $1 in
     --max-ops) max_ops=$2; shift 2 ;;
@@ -33,7 +36,8 @@ while [ $# -gt 0 ]; do
     --memory-per-rank) bound=(--memory-per-rank "$2"); shift 2 ;;
     --wave-rules) waves=(--wave-rules "$2"); shift 2 ;;
     --derive-steps) steps=(--max-steps "$2"); shift 2 ;;
-    *) echo "usage: $0 [--max-ops N] [--ranks R] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--derive-steps N] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
+    --superopt) superopt=$2; export NO_BUILD=1; shift 2 ;;
+    *) echo "usage: $0 [--max-ops N] [--ranks R] [--opset FILE] [--memory-per-rank M] [--wave-rules N] [--derive-steps N] [--superopt BIN] [--compare-z3] [--keep FILE]" >&2; exit 2 ;;
   esac
 done
 source scripts/bench/common.sh
@@ -65,10 +69,10 @@ echo "machine: $machine; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "opset $opset, $max_ops operators, $ranks ranks ${bound[*]}"
 [ ${#bound[@]} -gt 0 ] && bound+=(--scratch "$work/scratch")
 start=$(date +%s)
-stage enumerate mpirun -n "$ranks" --oversubscribe build/superopt enumerate --max-ops "$max_ops" --opset "$opset" --out "$db" --force "${bound[@]}"
+stage enumerate mpirun -n "$ranks" --oversubscribe "$superopt" enumerate --max-ops "$max_ops" --opset "$opset" --out "$db" --force "${bound[@]}"
 statuses "$db"
 [ -n "$compare" ] && cp "$db" "$work/z3-only.h5"
-stage verify mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$db" "${waves[@]}" --json
+stage verify mpirun -n $((ranks + 1)) --oversubscribe "$superopt" verify "$db" "${waves[@]}" --json
 statuses "$db"
 /usr/bin/python3 - "$work/verify.out" <<'PY'
 import json, sys
@@ -76,7 +80,7 @@ j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 print(f"    derived {j['derived_this_run']} of {j['checked']} ({j['derived_from_same_size']} from same-size rules); Z3 decided {j['checked'] - j['derived_this_run']}: "
       f"median {j['z3_median_ms']:.2f} ms, p95 {j['z3_p95_ms']:.2f} ms (validation and proof)")
 PY
-stage derive mpirun -n $((ranks + 1)) --oversubscribe build/superopt derive "$db" "${steps[@]}" --json
+stage derive mpirun -n $((ranks + 1)) --oversubscribe "$superopt" derive "$db" "${steps[@]}" --json
 statuses "$db"
 /usr/bin/python3 - "$work/derive.out" <<'PY'
 import json, sys
@@ -85,7 +89,7 @@ print(f"    minimal set {j['minimal_set']} rules; by steps {j.get('derived_by_st
 PY
 echo "total wall $(($(date +%s) - start)) s; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "$compare" ]; then
-  stage z3-only mpirun -n $((ranks + 1)) --oversubscribe build/superopt verify "$work/z3-only.h5" --no-derive --json
+  stage z3-only mpirun -n $((ranks + 1)) --oversubscribe "$superopt" verify "$work/z3-only.h5" --no-derive --json
   statuses "$work/z3-only.h5"
 fi
 [ -n "$keep" ] && cp "$db" "$keep" && echo "kept $keep"
