@@ -18,12 +18,12 @@
 # Exit: 0 in place, 1 restore or rebuild failed, 2 bad name or flag, 3 not in
 # this clone's history and --no-rebuild.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 usage="usage: scripts/get-rules.sh NAME [--out PATH] [--dry-run] [--rebuild | --no-rebuild] (NAME: taso-4, matmul-2d-5, taso-3, matmul-2d-2, matmul-2d-3, matmul-2d-4)"
 say() { echo "get-rules: $*"; }
 die() { echo "get-rules: $2" >&2; exit "$1"; }
 
-name= out= dry=0 mode=auto
+name='' out='' dry=0 mode=auto
 while [ $# -gt 0 ]; do
   case $1 in
     --out) [ $# -ge 2 ] || die 2 "--out needs a path; $usage"; out=$2; shift 2 ;;
@@ -91,7 +91,7 @@ in_history=0 why=
 if ! command -v git >/dev/null; then
   why="no git here"
 elif [ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" != "$root" ]; then
-  why="$root is not a git checkout (an installed copy?)"
+  why="$root is not a git checkout, e.g. an installed copy"
 elif git -C "$root" cat-file -e "$blob" 2>/dev/null; then
   in_history=1
   # The last commit that had the path (its deletion's parent), for the message.
@@ -100,7 +100,7 @@ elif git -C "$root" cat-file -e "$blob" 2>/dev/null; then
   commit=$(git -C "$root" rev-parse --short "${commit:-HEAD}" 2>/dev/null || true)
   where="git history (${commit:+commit $commit, }blob ${blob:0:12})"
 elif [ "$(git -C "$root" rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
-  why="this clone is shallow (git fetch --unshallow brings the history that has it)"
+  why="this clone is shallow; git fetch --unshallow brings the history that has it"
 else
   why="this clone's history does not have it"
 fi
@@ -123,7 +123,7 @@ fi
 
 # Rebuild: the pipeline builds superopt in a source checkout; an installed copy
 # hands it its own binary (bin/ two levels above share/superopt/).
-why=${why:-"--rebuild"}
+why=${why:-"asked with --rebuild"}
 [ "$mode" = history ] && die 3 "$name is not restorable without rebuilding ($why); scripts/get-rules.sh $name rebuilds it, $cost"
 bin=()
 if [ ! -f "$root/CMakeLists.txt" ]; then
