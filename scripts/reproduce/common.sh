@@ -5,7 +5,8 @@
 # $time_limit (empty unless given), builds superopt
 # unless --superopt names one, lets MPI run as root, makes a scratch folder
 # $work (removed on exit), and defines rules_for N (a rule database of up to N
-# operators: generated, then verified unless --allow-unverified).
+# operators: generated, then verified unless --allow-unverified) and get_rules
+# NAME (the large databases that scripts/get-rules.sh brings back).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 quick=0
@@ -60,8 +61,12 @@ plot=$root/scripts/reproduce/plot.py
 rules_for() {
   local n=$1 db=$work/$opset_name-$1.h5
   if [ "$n" = 3 ] && [ -n "$rules" ]; then echo "$rules"; return; fi
-  # A proven database of other sizes in --rules-dir (default data/rules, which
-  # ships taso-4.h5) likewise, unless candidates were asked for.
+  # A proven database of other sizes in --rules-dir (default data/rules)
+  # likewise, unless candidates were asked for. The large ones (taso-4,
+  # matmul-2d-5) are not in the working tree: get_rules puts them there.
+  if [ "$n" != 3 ] && [ -z "$unverified" ] && [ "$rules_dir" = "$root/data/rules" ]; then
+    get_rules "$opset_name-$n" || true
+  fi
   if [ "$n" != 3 ] && [ -z "$unverified" ] && [ -f "$rules_dir/$opset_name-$n.h5" ]; then
     echo "$rules_dir/$opset_name-$n.h5"; return
   fi
@@ -72,6 +77,22 @@ rules_for() {
     fi
   fi
   echo "$db"
+}
+
+# get_rules NAME: data/rules/NAME.h5 for the large databases that are not
+# tracked (taso-4, matmul-2d-5): scripts/get-rules.sh restores one from the git
+# history in seconds, or rebuilds it (about an hour, announced first; --quick
+# does not wait: it says so and returns 1, and the caller does without or
+# generates as before). Other names: nothing to do.
+get_rules() {
+  case $1 in taso-4|matmul-2d-5) ;; *) return 0 ;; esac
+  [ -f "$root/data/rules/$1.h5" ] && return 0
+  if [ "$quick" = 1 ]; then
+    bash "$root/scripts/get-rules.sh" "$1" --no-rebuild >&2 && return 0
+    echo "$0: --quick: $1.h5 is not in this clone's history and --quick does not wait to rebuild it (scripts/get-rules.sh $1 does, in about an hour)" >&2
+    return 1
+  fi
+  bash "$root/scripts/get-rules.sh" "$1" >&2
 }
 
 # "verified" or "candidates (unverified)": what the optimizer may use.

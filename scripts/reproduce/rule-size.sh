@@ -3,7 +3,8 @@
 # with rule databases limited to 1, 2, 3 and 4 operators, as relative speedup
 # over the input graph. Each database is generated and verified (2 verifier
 # workers) unless --allow-unverified; --rules FILE gives the 3-operator one,
-# --rules-dir DIR holds proven taso-N.h5 of other sizes (default data/rules);
+# --rules-dir DIR holds proven taso-N.h5 of other sizes (default data/rules,
+# where scripts/get-rules.sh brings taso-4.h5 and matmul-2d-5.h5 back first);
 # --opset FILE uses that operator set's NAME-N.h5 instead (issue 20's fifth
 # bar: --opset data/opsets/matmul-2d.json --sizes "1 2 3 4 5").
 # --quick: sizes 1-3, two small models, budget 30 and candidate rules.
