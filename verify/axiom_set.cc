@@ -2,8 +2,10 @@
 // Grammar (see verify/axioms/README.md):
 //   entry   := comment-lines "axiom" NAME [ "unless" OP ] ":" "forall" binder+ "." term "=" term
 //   binder  := NAME ":" "[" atom,* "]"  (a tensor with its shape)  |  NAME ":" KIND
-//   atom    := NAME | NUMBER | NUMBER "*" NAME  (a dimension; also groups= and into=)
+//   atom    := summand { ("+" | "-") summand }  (a dimension; also groups=, into=, part=)
+//   summand := NAME | NUMBER | NUMBER "*" NAME
 //   term    := NAME [ "[" key "=" value,* "]" ] [ "(" term,* ")" ]
+// concat and split terms must say their part sizes (part=, see param_ints.h).
 // An entry continues on lines that start with white space.
 #include "verify/axiom_set.h"
 
@@ -49,7 +51,7 @@ std::vector<Token> tokenize(std::string_view text, int first_line, const std::st
       while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
       tokens.push_back({Token::number, std::string(text.substr(i, j - i)), line});
       i = j;
-    } else if (std::string_view("[](),:.=*").find(c) != std::string_view::npos) {
+    } else if (std::string_view("[](),:.=*+-").find(c) != std::string_view::npos) {
       tokens.push_back({Token::punct, std::string(1, c), line});
       ++i;
     } else {
@@ -90,6 +92,11 @@ class EntryParser {
       fail("axiom " + ax.name + " mentions " + std::string(op_name(*ax.unless)) + ", which it is unless");
     for (const auto& [name, kind] : vars_) ax.vars.push_back({name, kind});
     check_used(ax);
+    try {
+      axiom_trigger(ax);
+    } catch (const Error& e) {
+      throw Error(where_ + ":" + std::to_string(ax.line) + ": " + e.what());
+    }
     return ax;
   }
 
@@ -130,17 +137,8 @@ class EntryParser {
     declared_.insert(name);
   }
 
-  // A dimension: a literal size, a variable (bound as a dimension on first
-  // use), or a literal multiple of one (`2*g`).
-  IntAtom dim_atom() {
-    int64_t factor = 1;
-    if (peek().kind == Token::number) {
-      int64_t v = take_number();
-      if (v < 1) fail("a dimension must be positive");
-      if (!is("*")) return {"", v};
-      expect("*");
-      factor = v;
-    }
+  // A dimension variable, bound as one on first use.
+  std::string dim_var() {
     std::string name = take_name("a dimension");
     auto it = vars_.find(name);
     if (it == vars_.end()) {
@@ -149,7 +147,36 @@ class EntryParser {
     } else if (it->second != VarKind::dim && it->second != VarKind::ksize) {
       fail(name + " is a " + std::string(var_kind_name(it->second)) + ", not a dimension");
     }
-    return {name, 0, factor};
+    return name;
+  }
+
+  // A literal, a dimension variable, or a literal multiple of one (`2*g`).
+  IntAtom summand() {
+    if (peek().kind != Token::number) return IntAtom::variable(dim_var());
+    int64_t v = take_number();
+    if (!is("*")) return IntAtom::literal(v);
+    expect("*");
+    if (v == 0) fail("a multiple's factor must not be 0");
+    return IntAtom::variable(dim_var(), v);
+  }
+
+  // A dimension: summands added or taken away (`q+r`, `p-q`, `2*g`); a
+  // literal alone must be positive.
+  IntAtom dim_atom() {
+    IntAtom atom = summand();
+    for (;;) {
+      if (is("+") || is("-")) {
+        const int64_t sign = is("+") ? 1 : -1;
+        ++pos_;
+        atom = atom.plus(summand(), sign);
+      } else if (peek().kind == Token::number && peek().text[0] == '-') {
+        atom = atom.plus(summand());  // `p-1` is read as p and the number -1
+      } else {
+        break;
+      }
+    }
+    if (atom.is_literal() && atom.value < 1) fail("a dimension must be positive");
+    return atom;
   }
 
   std::vector<IntAtom> dim_list() {
@@ -193,21 +220,21 @@ class EntryParser {
       return tokens_[pos_++].text;
     };
     auto pair = [&](VarKind kind) -> std::vector<IntAtom> {
-      if (auto v = var_of(kind)) return {{*v + ".h", 0}, {*v + ".w", 0}};
+      if (auto v = var_of(kind)) return {IntAtom::variable(*v + ".h"), IntAtom::variable(*v + ".w")};
       if (is("[")) {
         auto dims = dim_list();
         if (dims.size() != 2) fail(std::string(param_name(param)) + " takes 2 values");
         return dims;
       }
       int64_t v = take_number();
-      return {{"", v}, {"", v}};
+      return {IntAtom::literal(v), IntAtom::literal(v)};
     };
     auto choice = [&](VarKind kind, std::string_view a, std::string_view b) -> std::vector<IntAtom> {
-      if (auto v = var_of(kind)) return {{*v, 0}};
+      if (auto v = var_of(kind)) return {IntAtom::variable(*v)};
       std::string word = take_name(std::string(a) + " or " + std::string(b));
       if (word != a && word != b)
         fail("expected " + std::string(a) + " or " + std::string(b) + ", got " + word);
-      return {{"", word == a ? 0 : 1}};
+      return {IntAtom::literal(word == a ? 0 : 1)};
     };
     switch (param) {
       case Param::shape:
@@ -221,7 +248,7 @@ class EntryParser {
           p.perm[i] = static_cast<int8_t>(take_number());
         }
         expect("]");
-        return {{"", param_ints(OpType::transpose, p)[0]}};
+        return {IntAtom::literal(param_ints(OpType::transpose, p)[0])};
       }
       case Param::kernel:
         return pair(VarKind::kernel);
@@ -232,8 +259,8 @@ class EntryParser {
       case Param::activation:
         return choice(VarKind::activation, "none", "relu");
       case Param::axis:
-        if (auto v = var_of(VarKind::axis)) return {{*v, 0}};
-        return {{"", take_number()}};
+        if (auto v = var_of(VarKind::axis)) return {IntAtom::variable(*v)};
+        return {IntAtom::literal(take_number())};
       case Param::groups:
       case Param::into:
         return {dim_atom()};
@@ -254,6 +281,7 @@ class EntryParser {
   std::vector<IntAtom> parse_params(OpType op) {
     std::map<Param, std::vector<IntAtom>> given;
     std::optional<IntAtom> groups;
+    std::optional<std::vector<IntAtom>> parts;
     if (is("[")) {
       expect("[");
       for (bool first = true; !is("]"); first = false) {
@@ -263,6 +291,12 @@ class EntryParser {
           if (groups) fail("parameter groups given twice");
           expect("=");
           groups = dim_atom();
+          continue;
+        }
+        if (key == "part" && has_part_size(op)) {
+          if (parts) fail("parameter part given twice");
+          expect("=");
+          parts = part_list();
           continue;
         }
         std::optional<Param> param;
@@ -292,13 +326,33 @@ class EntryParser {
                  param == Param::groups || param == Param::into) {
         fail(std::string(op_name(op)) + " needs its " + std::string(param_name(param)) + " parameter");
       } else {
-        for (size_t k = 0; k < width; ++k) atoms.push_back({"", defaults[default_pos + k]});
+        for (size_t k = 0; k < width; ++k) atoms.push_back(IntAtom::literal(defaults[default_pos + k]));
       }
       default_pos += width;
     }
     // Unless written, a convolution property is stated for ungrouped convolutions only.
-    if (has_groups(op)) atoms.push_back(groups.value_or(IntAtom{"", 1}));
+    if (has_groups(op)) atoms.push_back(groups.value_or(IntAtom::literal(1)));
+    // The encoding knows where a concat's parts meet: an axiom must say it too.
+    if (has_part_size(op)) {
+      if (!parts)
+        fail(std::string(op_name(op)) + " needs its part parameter (the size along its axis of " +
+             (op == OpType::split ? "its output 0)" : "each input but the last)"));
+      atoms.insert(atoms.end(), parts->begin(), parts->end());
+    }
     return atoms;
+  }
+
+  // `part=e` (two inputs, or split) or `part=[e, f]` (one size per input but the last).
+  std::vector<IntAtom> part_list() {
+    if (!is("[")) return {dim_atom()};
+    expect("[");
+    std::vector<IntAtom> parts;
+    while (!is("]")) {
+      if (!parts.empty()) expect(",");
+      parts.push_back(dim_atom());
+    }
+    expect("]");
+    return parts;
   }
 
   // Each nested term is one recursive call: the depth is bounded so that a deep
@@ -348,6 +402,12 @@ class EntryParser {
       fail(name + " takes " + std::to_string(info.min_inputs) +
            (info.max_inputs > info.min_inputs ? " to " + std::to_string(info.max_inputs) : "") +
            " inputs, given " + std::to_string(n));
+    if (has_part_size(*op)) {
+      const int parts = static_cast<int>(t.params.size()) - num_param_ints(*op, 0);
+      if (parts != num_part_sizes(*op, n))
+        fail(name + " with " + std::to_string(n) + " inputs takes " + std::to_string(num_part_sizes(*op, n)) +
+             " part sizes, given " + std::to_string(parts));
+    }
     t.rank = term_rank(t);
     return t;
   }
@@ -393,9 +453,33 @@ bool starts_entry(std::string_view line) {
 
 }  // namespace
 
+IntAtom IntAtom::plus(const IntAtom& other, int64_t sign) const {
+  IntAtom sum = *this;
+  sum.value += sign * other.value;
+  for (const Summand& s : other.vars) {
+    auto it =
+        std::find_if(sum.vars.begin(), sum.vars.end(), [&](const Summand& v) { return v.var == s.var; });
+    if (it == sum.vars.end())
+      sum.vars.push_back({sign * s.factor, s.var});
+    else if ((it->factor += sign * s.factor) == 0)
+      sum.vars.erase(it);
+  }
+  return sum;
+}
+
 std::string IntAtom::str() const {
-  if (!is_var()) return std::to_string(value);
-  return factor == 1 ? var : std::to_string(factor) + "*" + var;
+  std::string s;
+  for (const Summand& v : vars) {
+    if (v.factor < 0)
+      s += "-";
+    else if (!s.empty())
+      s += "+";
+    const int64_t f = v.factor < 0 ? -v.factor : v.factor;
+    s += (f == 1 ? "" : std::to_string(f) + "*") + v.var;
+  }
+  if (s.empty()) return std::to_string(value);
+  if (value != 0) s += (value > 0 ? "+" : "") + std::to_string(value);
+  return s;
 }
 
 std::string_view var_kind_name(VarKind k) {
@@ -434,6 +518,62 @@ std::vector<const Axiom*> AxiomSet::theory_for(const std::set<OpType>& rule_ops)
     if (!mentions_left_out) theory.push_back(&a);
   }
   return theory;
+}
+
+void collect_vars(const Term& t, std::set<std::string>& names) {
+  if (t.is_var()) names.insert(t.var);
+  for (const IntAtom& a : t.params)
+    for (const IntAtom::Summand& s : a.vars) names.insert(s.var);
+  for (const Term& arg : t.args) collect_vars(arg, names);
+}
+
+bool has_arithmetic(const Term& t) {
+  return std::any_of(t.params.begin(), t.params.end(), [](const IntAtom& a) { return a.is_arithmetic(); }) ||
+         std::any_of(t.args.begin(), t.args.end(), has_arithmetic);
+}
+
+namespace {
+
+// The largest operator subterms of t without arithmetic, in order.
+void arithmetic_free_subterms(const Term& t, std::vector<const Term*>& out) {
+  if (t.is_var()) return;
+  if (!has_arithmetic(t)) {
+    out.push_back(&t);
+    return;
+  }
+  for (const Term& arg : t.args) arithmetic_free_subterms(arg, out);
+}
+
+}  // namespace
+
+std::vector<const Term*> axiom_trigger(const Axiom& ax) {
+  const bool left = has_arithmetic(ax.lhs), right = has_arithmetic(ax.rhs);
+  if (!left && !right) return {};
+  if (left && right)
+    throw Error("axiom " + ax.name +
+                " has arithmetic on both sides: state it as two axioms, each with one side without, "
+                "which triggers it");
+  const Term& plain = left ? ax.rhs : ax.lhs;
+  std::set<std::string> all, covered;
+  collect_vars(ax.lhs, all);
+  collect_vars(ax.rhs, all);
+  std::vector<const Term*> trigger, candidates;
+  if (!plain.is_var()) {
+    trigger.push_back(&plain);
+    collect_vars(plain, covered);
+  }
+  arithmetic_free_subterms(left ? ax.lhs : ax.rhs, candidates);
+  for (const Term* c : candidates) {
+    std::set<std::string> vars;
+    collect_vars(*c, vars);
+    if (std::includes(covered.begin(), covered.end(), vars.begin(), vars.end())) continue;
+    trigger.push_back(c);
+    covered.insert(vars.begin(), vars.end());
+  }
+  if (covered != all)
+    throw Error("axiom " + ax.name +
+                ": no terms without arithmetic read every variable, so nothing can trigger it");
+  return trigger;
 }
 
 AxiomSet parse_axioms(std::string_view text, std::string_view source_name) {

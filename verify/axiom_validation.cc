@@ -78,7 +78,9 @@ Assignment decode(const std::vector<Choice>& choices, int64_t index) {
 }
 
 int64_t atom_value(const IntAtom& atom, const Assignment& a) {
-  return atom.is_var() ? atom.factor * a.at(atom.var) : atom.value;
+  int64_t v = atom.value;
+  for (const IntAtom::Summand& s : atom.vars) v += s.factor * a.at(s.var);
+  return v;
 }
 
 Shape tensor_shape(const TensorVar& t, const Assignment& a) {
@@ -93,8 +95,9 @@ class SideBuilder {
  public:
   SideBuilder(const Axiom& ax, const Assignment& a) : ax_(ax), a_(a) {}
 
-  // nullopt when a convolution's groups differ from the assigned value; throws
-  // Error when an operator is not defined at these shapes.
+  // nullopt when a convolution's groups or a concat's or split's part sizes
+  // differ from the assigned values; throws Error when an operator is not
+  // defined at these shapes.
   std::optional<Graph> build(const Term& t) {
     std::optional<TensorRef> out = add(t);
     if (!out) return std::nullopt;
@@ -113,15 +116,36 @@ class SideBuilder {
       if (!ref) return std::nullopt;
       args.push_back(*ref);
     }
-    // Checked before adding the node: most assignments of a groups variable do
-    // not apply, and returning is much cheaper than throwing.
+    // Checked before adding the node: most assignments of a groups or part
+    // variable do not apply, and returning is much cheaper than throwing.
     if (has_groups(t.op)) {
       const Shape &in = graph_.shape(args.at(0)), &weight = graph_.shape(args.at(1));
       if (in.rank() > 1 && weight.rank() > 1 && weight[1] > 0 && conv_groups(in, weight) != ints.back())
         return std::nullopt;
       ints.pop_back();
     }
-    return TensorRef{graph_.add(t.op, args, params_from_ints(t.op, ints)), t.port};
+    std::vector<int64_t> parts;
+    if (has_part_size(t.op)) {
+      const auto first_part = ints.end() - num_part_sizes(t.op, static_cast<int>(args.size()));
+      parts.assign(first_part, ints.end());
+      ints.erase(first_part, ints.end());
+    }
+    const OpParams params = params_from_ints(t.op, ints);
+    if (t.op == OpType::concat && !concat_parts_fit(args, params.axis, parts)) return std::nullopt;
+    const NodeId id = graph_.add(t.op, args, params);
+    if (t.op == OpType::split && graph_.node(id).output(0).shape[params.axis] != parts.at(0))
+      return std::nullopt;
+    return TensorRef{id, t.port};
+  }
+
+  // Whether each input but the last has its stated size along the axis.
+  bool concat_parts_fit(const std::vector<TensorRef>& args, int axis,
+                        const std::vector<int64_t>& parts) const {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const Shape& s = graph_.shape(args.at(i));
+      if (axis >= s.rank() || s[axis] != parts[i]) return false;
+    }
+    return true;
   }
 
   NodeId input(const std::string& name) {
@@ -166,12 +190,14 @@ std::string assignment_str(const Axiom& ax, const std::vector<Choice>& choices, 
   return s;
 }
 
-// An axiom that never applies was not validated at all (its shape templates may
-// not fit its operators): say so rather than pass it.
+// An axiom that never applies was not validated at all: its shape templates
+// may not fit its operators, or a part size is stated wrong (`part=` must be
+// the size of a concat's first input, so a wrong one skips every assignment).
+// A failure, so that verify-axioms exits 1 rather than pass it.
 void mark_vacuous(AxiomValidation& v) {
   if (v.obligations > 0 || v.result != AxiomResult::passed) return;
-  v.result = AxiomResult::unknown;
-  v.note = "no assignment applies: every one was skipped";
+  v.result = AxiomResult::failed;
+  v.note = "no assignment applies: every one was skipped (shape templates or part sizes that never fit)";
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ struct AxiomValidation {
   std::string name;
   AxiomResult result = AxiomResult::passed;
   int64_t obligations = 0;  // assignments compared
-  int64_t skipped = 0;      // assignments where the operators are not defined
+  int64_t skipped = 0;      // assignments where the operators are not defined or parts do not fit
   int64_t unknown = 0;      // comparisons that ran out of time
   // Failed: the index of the first failing assignment in enumeration order.
   int64_t failed_at = -1;
@@ -41,8 +41,9 @@ struct AxiomValidation {
 // Every assignment of ax's variables: dim 1..max_dim, ksize {1,3}, stride and
 // kernel pairs from {1,2}^2 and {1,3}^2, padding, activation, and axis below the
 // largest rank among ax's tensors. An assignment applies when both sides build
-// (shapes fit, a convolution's groups match its groups variable); each that
-// applies is one obligation. Stops at the first failure.
+// (shapes fit, a convolution's groups match its groups value, a concat's or
+// split's part sizes are its actual ones); each that applies is one
+// obligation. Stops at the first failure; none applying is a failure too.
 AxiomValidation validate_axiom(z3::context& ctx, const Axiom& ax, const AxiomValidationOptions& options);
 
 // How many assignments validate_axiom enumerates (before any is skipped).

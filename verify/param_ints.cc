@@ -103,9 +103,20 @@ OpParams with_explicit_perm(OpParams p, int rank) {
   return p;
 }
 
-std::vector<int64_t> node_ints(OpType op, const OpParams& p, int rank, int64_t conv_groups) {
+bool has_part_size(OpType op) {
+  return op == OpType::concat || op == OpType::split;
+}
+
+int num_part_sizes(OpType op, int num_inputs) {
+  if (op == OpType::concat) return num_inputs - 1;
+  return op == OpType::split ? 1 : 0;
+}
+
+std::vector<int64_t> node_ints(OpType op, const OpParams& p, int rank, int64_t conv_groups,
+                               std::span<const int64_t> part_sizes) {
   std::vector<int64_t> v = param_ints(op, op == OpType::transpose ? with_explicit_perm(p, rank) : p);
   if (has_groups(op)) v.push_back(conv_groups);
+  v.insert(v.end(), part_sizes.begin(), part_sizes.end());
   return v;
 }
 

@@ -2,6 +2,7 @@
 #include "verify/tensor_theory.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "runtime/core/error.h"
@@ -42,13 +43,24 @@ bool one_element_output(OpType op, const std::vector<bool>& inputs) {
   }
 }
 
+// The part sizes node_ints appends to a concat or a split (param_ints.h).
+std::vector<int64_t> part_sizes(const Graph& g, const Node& n) {
+  std::vector<int64_t> parts;
+  if (n.op == OpType::concat)
+    for (int i = 0; i + 1 < n.num_inputs; ++i) parts.push_back(g.shape(n.inputs()[i])[n.params.axis]);
+  else if (n.op == OpType::split)
+    parts.push_back(n.output(0).shape[n.params.axis]);
+  return parts;
+}
+
 }  // namespace
 
 z3::expr TensorTheory::apply(OpType op, int port, int rank, const z3::expr_vector& ints,
                              const z3::expr_vector& args, bool one_element_inputs) {
   const int num_ints = static_cast<int>(ints.size()), num_args = static_cast<int>(args.size());
   std::string name = function_name(op, port, num_ints, rank);
-  // concat with more than two inputs is its own function: no axiom speaks of it.
+  // concat with more than two inputs is its own function (n - 1 part sizes):
+  // no axiom speaks of it.
   if (op == OpType::concat && num_args != 2) name.append("#").append(std::to_string(num_args));
   if (has_one_element_symbol(op) && one_element_inputs) name += ".1";
   z3::func_decl f = function(name, num_ints, num_args);
@@ -59,19 +71,25 @@ z3::expr TensorTheory::apply(OpType op, int port, int rank, const z3::expr_vecto
   return f(all);
 }
 
+z3::expr TensorTheory::int_expr(const IntAtom& a, const std::map<std::string, z3::expr>& bound) {
+  if (a.is_plain_var()) return bound.at(a.var());
+  // Arithmetic (`2*g`, `p-q`) is never in a pattern (axiom_trigger picks the
+  // other side); Z3 simplifies an instance's 2*4 to the 8 of a rule's convolution.
+  std::optional<z3::expr> sum;
+  if (a.value != 0 || a.is_literal()) sum = ctx_.int_val(static_cast<int64_t>(a.value));
+  for (const IntAtom::Summand& s : a.vars) {
+    const z3::expr& v = bound.at(s.var);
+    const z3::expr summand = s.factor == 1 ? v : ctx_.int_val(static_cast<int64_t>(s.factor)) * v;
+    sum = sum ? *sum + summand : summand;
+  }
+  return *sum;
+}
+
 std::pair<z3::expr, bool> TensorTheory::term(const Term& t, const std::map<std::string, z3::expr>& bound,
                                              const std::map<std::string, bool>& one_element_vars) {
   if (t.is_var()) return {bound.at(t.var), one_element_vars.at(t.var)};
   z3::expr_vector ints(ctx_), args(ctx_);
-  for (const IntAtom& a : t.params) {
-    if (!a.is_var())
-      ints.push_back(ctx_.int_val(static_cast<int64_t>(a.value)));
-    else if (a.factor == 1)
-      ints.push_back(bound.at(a.var));
-    else  // `2*g`: triggered by the other side (whole_side_trigger); Z3
-          // simplifies an instance's 2*4 to the 8 of a rule's convolution.
-      ints.push_back(ctx_.int_val(static_cast<int64_t>(a.factor)) * bound.at(a.var));
-  }
+  for (const IntAtom& a : t.params) ints.push_back(int_expr(a, bound));
   std::vector<bool> one_element;
   for (const Term& arg : t.args) {
     auto [e, one] = term(arg, bound, one_element_vars);
@@ -104,43 +122,15 @@ std::map<std::string, bool> one_element_vars(const Axiom& ax) {
   std::map<std::string, bool> one;
   for (const TensorVar& tv : ax.tensors)
     one[tv.name] = std::all_of(tv.shape.begin(), tv.shape.end(),
-                               [](const IntAtom& a) { return !a.is_var() && a.value == 1; });
+                               [](const IntAtom& a) { return a.is_literal() && a.value == 1; });
   return one;
-}
-
-// Every variable a term reads: its tensors and its parameters' variables.
-void collect_vars(const Term& t, std::set<std::string>& names) {
-  if (t.is_var()) names.insert(t.var);
-  for (const IntAtom& a : t.params)
-    if (a.is_var()) names.insert(a.var);
-  for (const Term& arg : t.args) collect_vars(arg, names);
-}
-
-bool has_multiple(const Term& t) {
-  return std::any_of(t.params.begin(), t.params.end(), [](const IntAtom& a) { return a.factor != 1; }) ||
-         std::any_of(t.args.begin(), t.args.end(), has_multiple);
-}
-
-// The side of an axiom with a multiple (`2*g`) that must trigger it: the other
-// side, whole, when it reads every variable. Z3 would otherwise pick a subterm
-// without arithmetic, such as merge_groups[g, f](x) alone in
-// merge_groups_double_concat, whose instance merge_groups[2g, 2f](concat(x, x))
-// matches it again, without end.
-const Term* whole_side_trigger(const Axiom& ax) {
-  const bool left = has_multiple(ax.lhs), right = has_multiple(ax.rhs);
-  if (left == right) return nullptr;
-  const Term& side = left ? ax.rhs : ax.lhs;
-  std::set<std::string> all, on_side;
-  collect_vars(ax.lhs, all);
-  collect_vars(ax.rhs, all);
-  collect_vars(side, on_side);
-  return all == on_side ? &side : nullptr;
 }
 
 }  // namespace
 
 z3::expr TensorTheory::axiom(const Axiom& ax) {
-  if (const Term* trigger = whole_side_trigger(ax)) return triggered_axiom(ax, *trigger);
+  const std::vector<const Term*> trigger = axiom_trigger(ax);
+  if (!trigger.empty()) return triggered_axiom(ax, trigger);
   std::map<std::string, z3::expr> bound;
   z3::expr_vector vars(ctx_);
   for (const std::string& name : int_var_names(ax)) {
@@ -157,9 +147,9 @@ z3::expr TensorTheory::axiom(const Axiom& ax) {
   return z3::forall(vars, term(ax.lhs, bound, one).first == term(ax.rhs, bound, one).first);
 }
 
-z3::expr TensorTheory::triggered_axiom(const Axiom& ax, const Term& trigger) {
+z3::expr TensorTheory::triggered_axiom(const Axiom& ax, const std::vector<const Term*>& trigger) {
   std::set<std::string> used;
-  collect_vars(trigger, used);
+  for (const Term* t : trigger) collect_vars(*t, used);
   std::map<std::string, z3::expr> bound;
   std::vector<Z3_app> vars;
   auto bind = [&](const std::string& name, const z3::expr& v) {
@@ -170,9 +160,14 @@ z3::expr TensorTheory::triggered_axiom(const Axiom& ax, const Term& trigger) {
   for (const TensorVar& tv : ax.tensors) bind(tv.name, ctx_.constant(tv.name.c_str(), tensor_));
   const auto one = one_element_vars(ax);
   const z3::expr body = term(ax.lhs, bound, one).first == term(ax.rhs, bound, one).first;
-  const z3::expr pattern_term = term(trigger, bound, one).first;
-  Z3_ast pattern_ast = pattern_term;
-  Z3_pattern pattern = Z3_mk_pattern(ctx_, 1, &pattern_ast);
+  // One multi-pattern: every term of it must match for an instance.
+  z3::expr_vector pattern_terms(ctx_);
+  std::vector<Z3_ast> pattern_asts;
+  for (const Term* t : trigger) {
+    pattern_terms.push_back(term(*t, bound, one).first);
+    pattern_asts.push_back(pattern_terms.back());
+  }
+  Z3_pattern pattern = Z3_mk_pattern(ctx_, static_cast<unsigned>(pattern_asts.size()), pattern_asts.data());
   Z3_ast q = Z3_mk_forall_const(ctx_, 0, static_cast<unsigned>(vars.size()), vars.data(), 1, &pattern, body);
   ctx_.check_error();
   return z3::expr(ctx_, q);
@@ -201,7 +196,8 @@ std::vector<z3::expr> TensorTheory::graph_outputs(const Graph& g) {
     z3::expr_vector ints(ctx_), args(ctx_);
     int64_t groups = has_groups(n.op) ? conv_groups(g.shape(n.inputs()[0]), g.shape(n.inputs()[1])) : 1;
     const int input_rank = n.num_inputs > 0 ? g.shape(n.inputs()[0]).rank() : 0;
-    for (int64_t v : node_ints(n.op, n.params, input_rank, groups)) ints.push_back(ctx_.int_val(v));
+    for (int64_t v : node_ints(n.op, n.params, input_rank, groups, part_sizes(g, n)))
+      ints.push_back(ctx_.int_val(v));
     bool one_element_inputs = n.num_inputs > 0;
     for (const TensorRef& in : n.inputs()) {
       args.push_back(values[in.node][in.port]);

@@ -33,8 +33,11 @@ class TensorTheory {
  private:
   z3::func_decl function(const std::string& name, int num_ints, int num_args);
   // forall (the trigger's variables). lhs == rhs, instantiated only where the
-  // trigger term (one side, whole) matches.
-  z3::expr triggered_axiom(const Axiom& ax, const Term& trigger);
+  // trigger terms (axiom_trigger: one side whole, and maybe subterms of the
+  // other) all match.
+  z3::expr triggered_axiom(const Axiom& ax, const std::vector<const Term*>& trigger);
+  // A parameter integer: a literal, a variable, or a linear form of them.
+  z3::expr int_expr(const IntAtom& a, const std::map<std::string, z3::expr>& bound);
   z3::expr apply(OpType op, int port, int rank, const z3::expr_vector& ints, const z3::expr_vector& args,
                  bool one_element_inputs);
   // The term, and whether its value is a one-element tensor as far as the
