@@ -29,12 +29,16 @@ inline constexpr Column kTargetOps{"target_ops", "operators in the target graph"
 inline constexpr Column kDerivation{"derivation",
                                     "derived: the proof, steps 'S|T RULE>|< SITE' separated by ';'"};
 
+inline constexpr Column kFamily{"family",
+                                "proven: the sizes the proof holds for, classes of dimensions of one size "
+                                "('any', or 'x.1=k.1;...'); empty where not stated"};
+
 // The status enum's member names, by value.
 inline constexpr std::string_view kStatusNames[kNumRuleStatuses] = {"candidate", "verified", "refuted",
                                                                     "unknown", "derived"};
 
 struct RuleColumns {
-  std::vector<std::string> source, target, output_mapping, note, derivation;
+  std::vector<std::string> source, target, output_mapping, note, derivation, family;
   std::vector<uint64_t> fingerprint;
   std::vector<RuleStatus> status;
   std::vector<double> proof_ms;

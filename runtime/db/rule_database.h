@@ -63,6 +63,29 @@ std::string derivation_text(const Derivation& d);
 // Throws Error("bad derivation ...") on anything malformed.
 Derivation derivation_from_text(std::string_view text);
 
+// A rule's family of sizes beyond what its operators ask: classes of its
+// variables' dimensions that must share one size. The matcher admits a rule
+// only inside its family (runtime/rewrite/size_family.h), and the verifier
+// proves and checks it there. A concat's parts meet a convolution's kernel
+// parts only where their sizes line up, which well-formedness alone does not
+// say (it asks only that the sums agree): conv2d(concat(i2, i1), concat(k2, k1))
+// = conv2d(concat(i1, i2), concat(k1, k2)) holds for "i2.1=k2.1;i1.1=k1.1".
+struct SizeSlot {
+  std::string variable;  // an input or weight of the rule, by name
+  int axis = 0;
+  auto operator<=>(const SizeSlot&) const = default;
+};
+struct SizeFamily {
+  std::vector<std::vector<SizeSlot>> equal;  // each: two or more slots of one size
+  bool operator==(const SizeFamily&) const = default;
+};
+
+// The database's family column: "any" (no constraint beyond the operators'),
+// or classes separated by ';', their slots by '=': "i2.1=k2.1;i1.1=k1.1".
+std::string size_family_text(const SizeFamily& f);
+// Throws Error("bad size family ...") on anything malformed.
+SizeFamily size_family_from_text(std::string_view text);
+
 // Where a rule stands in the order derivations follow: operators on both sides,
 // then the database index.
 inline std::pair<int, int64_t> derivation_order(int operators, int64_t index) {
@@ -80,6 +103,10 @@ struct Rule {
   double proof_ms = 0;    // time the verifier spent on it
   std::string note;       // refuted: the counterexample; unknown: why
   Derivation derivation;  // derived: the proof
+  // Proven rules: the sizes the proof holds for, stated by the verifier.
+  // nullopt: not stated (undecided, or a file from before families), and a
+  // proven rule's family is then worked out when it is compiled.
+  std::optional<SizeFamily> family;
   // Set by RuleDatabase::release_graphs: the graphs are gone, and this is how
   // many operators they had (num_operators() still says).
   int32_t released_operators = -1;
@@ -114,7 +141,9 @@ struct RuleSetInfo {
 //                fingerprint (uint64), status (enum over uint8: candidate,
 //                verified, refuted, unknown, derived), proof_ms (float64), note
 //                (strings), source_ops, target_ops (int32 operator counts),
-//                derivation (strings, derivation_text; absent in older files)
+//                derivation (strings, derivation_text; absent in older files),
+//                family (strings, size_family_text, "" where not stated;
+//                absent in files from before size families)
 // Every dataset is 1-D and carries a "description" attribute. The string
 // columns of /rules are fixed-length, NUL-padded and deflated
 // (hdf5::Writer::compressed_column: the 4-operator database 541 MB -> ~35 MB);

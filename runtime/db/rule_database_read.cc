@@ -107,6 +107,27 @@ Graph rule_graph(const std::string& path, size_t k, const char* side, const std:
   return read_graph_json(text, path + ": rule " + std::to_string(k) + " " + side);
 }
 
+// Whether every slot of the family is a dimension of an input or weight of
+// the rule; the reason when not.
+std::optional<std::string> family_misfit(const SizeFamily& f, const Rule& rule) {
+  for (const std::vector<SizeSlot>& c : f.equal)
+    for (const SizeSlot& slot : c) {
+      auto variable = [&](const Graph& g) -> std::optional<NodeId> {
+        std::optional<NodeId> id = g.find(slot.variable);
+        if (id && g.node(*id).op != OpType::input && g.node(*id).op != OpType::weight) return std::nullopt;
+        return id;
+      };
+      const Graph* side = &rule.source;
+      std::optional<NodeId> id = variable(*side);
+      if (!id) id = variable(*(side = &rule.target));
+      if (!id) return "its size family names '" + slot.variable + "', not an input or weight of the rule";
+      if (slot.axis >= side->shape({*id, 0}).rank())
+        return "its size family names axis " + std::to_string(slot.axis) + " of '" + slot.variable +
+               "', of rank " + std::to_string(side->shape({*id, 0}).rank());
+    }
+  return std::nullopt;
+}
+
 // Rule k from the columns, checked against itself.
 Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, size_t k) {
   Rule rule;
@@ -143,6 +164,14 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
       r.fail(where + e.what());
     }
   }
+  if (!c.family.empty() && !c.family[k].empty()) {
+    try {
+      rule.family = size_family_from_text(c.family[k]);
+    } catch (const Error& e) {
+      r.fail(where + e.what());
+    }
+    if (std::optional<std::string> why = family_misfit(*rule.family, rule)) r.fail(where + *why);
+  }
   if ((rule.status == RuleStatus::derived) != !rule.derivation.empty())
     r.fail(where +
            (rule.derivation.empty() ? "derived without a derivation" : "a derivation but not derived"));
@@ -159,7 +188,8 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
 // Frees rule k's text once its rule is built, so that the graphs reuse that
 // memory: at 4 operators the JSON columns alone are half a gigabyte.
 void release_text(RuleColumns& c, size_t k) {
-  for (std::vector<std::string>* column : {&c.source, &c.target, &c.output_mapping, &c.note, &c.derivation})
+  for (std::vector<std::string>* column :
+       {&c.source, &c.target, &c.output_mapping, &c.note, &c.derivation, &c.family})
     if (k < column->size()) std::string().swap((*column)[k]);
 }
 
@@ -186,6 +216,10 @@ std::vector<Rule> read_rules(const Reader& r, const std::string& path) {
   if (H5Lexists(group, kDerivation.name, H5P_DEFAULT) > 0) {  // absent before derivations existed
     Item derivation = item(kDerivation);
     same_length(derivation, (c.derivation = r.strings(derivation)).size());
+  }
+  if (H5Lexists(group, kFamily.name, H5P_DEFAULT) > 0) {  // absent before size families
+    Item family = item(kFamily);
+    same_length(family, (c.family = r.strings(family)).size());
   }
   std::vector<Rule> rules;
   rules.reserve(n);

@@ -61,6 +61,7 @@ void append_rule(RuleColumns& c, const std::string& path, size_t k, const Rule& 
     json::throw_error(where + ": invalid status " + std::to_string(static_cast<int>(r.status)));
   c.note.push_back(r.note);
   c.derivation.push_back(derivation_text(r.derivation));
+  c.family.push_back(r.family ? size_family_text(*r.family) : std::string());
   c.fingerprint.push_back(r.fingerprint);
   c.status.push_back(r.status);
   c.proof_ms.push_back(r.proof_ms);
@@ -131,6 +132,7 @@ void write_rules(const Writer& w, RuleColumns& c, const std::string& graphs_from
   numbers(kProofMs, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, c.proof_ms.data());
   strings(kNote, c.note);
   strings(kDerivation, c.derivation);
+  strings(kFamily, c.family);
   // The text was many small blocks amid the heap: give their pages back
   // before the file image is copied out.
   malloc_trim(0);

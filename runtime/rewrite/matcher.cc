@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "runtime/rewrite/size_family.h"
+
 namespace superopt {
 
 GraphIndex::GraphIndex(const Graph& g) : by_op_(kNumOpTypes) {
@@ -159,6 +161,7 @@ class Matcher {
   }
 
   bool valid(const State& s) const {
+    if (!sizes_fit_family(p_, g_, std::span(s.variables.data(), p_.variable_names.size()))) return false;
     for (size_t v = 0; v < p_.variable_names.size(); ++v)
       if (s.variables[v].node >= 0 && matched(s.variables[v].node, s)) return false;
     for (size_t pi = 0; pi < p_.nodes.size(); ++pi) {

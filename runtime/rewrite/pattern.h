@@ -49,6 +49,9 @@ struct Pattern {
   // directly or through a shared variable.
   std::vector<int> match_order;
   int num_operators = 0;
+  // The rule's size family (size_family.h) by variable index and axis: the
+  // dimensions of each class have one size wherever the rule is applied.
+  std::vector<std::vector<std::pair<int, int>>> equal_sizes;
 
   OpType anchor_op() const { return nodes[match_order.front()].op; }
   bool is_output(PatternTensor t) const;

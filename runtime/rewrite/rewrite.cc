@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/core/error.h"
+#include "runtime/rewrite/size_family.h"
 #include "runtime/rewrite/target_builder.h"
 
 namespace superopt {
@@ -63,10 +64,19 @@ bool creates_cycle(const Graph& g, const Match& m, const Pattern& source) {
 
 }  // namespace
 
-std::vector<DirectedRule> compile_rule(const Rule& rule, int index) {
+std::vector<DirectedRule> compile_rule_unconstrained(const Rule& rule, int index) {
   std::vector<DirectedRule> both;
   for (bool reversed : {false, true})
     if (auto d = direct(rule, index, reversed)) both.push_back(std::move(*d));
+  return both;
+}
+
+std::vector<DirectedRule> compile_rule(const Rule& rule, int index) {
+  std::vector<DirectedRule> both = compile_rule_unconstrained(rule, index);
+  std::optional<SizeFamily> family = rule.family;
+  if (!family && is_proven(rule.status)) family = size_family_of(rule);
+  if (family && !family->equal.empty())
+    for (DirectedRule& d : both) constrain(d, *family);
   return both;
 }
 

@@ -26,7 +26,12 @@ struct DirectedRule {
 
 // Both directions of a rule that can be matched (see unmatchable_reason); a
 // direction whose target reads a variable its source lacks is left out too.
+// Each is constrained to the rule's size family (size_family.h): the one the
+// rule states, or for a proven rule that states none (a file from before
+// families), the one size_family_of finds.
 std::vector<DirectedRule> compile_rule(const Rule& rule, int index);
+// The same without any size family: where a family is being found or checked.
+std::vector<DirectedRule> compile_rule_unconstrained(const Rule& rule, int index);
 
 // The target's operators alone, built over stand-ins for the matched tensors
 // (weight-only ones stand in as weights, so that a cost model sees precomputed

@@ -4,6 +4,8 @@
 #include <functional>
 #include <optional>
 
+#include "runtime/rewrite/size_family.h"
+
 namespace superopt {
 namespace {
 
@@ -93,6 +95,8 @@ TargetBuilder::TargetBuilder(Graph& g, const Match& m, const Pattern& side, bool
 }
 
 RewriteFailure TargetBuilder::build() {
+  // Outside the rule's size family the rule was never proven (size_family.h).
+  if (!sizes_fit_family(t_, g_, m_.variables)) return RewriteFailure::shapes;
   for (size_t i = 0; i < t_.nodes.size(); ++i) {
     const PatternNode& n = t_.nodes[i];
     if (n.kind != PatternKind::op) continue;
