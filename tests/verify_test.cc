@@ -229,24 +229,33 @@ TEST_CASE("wrong rules are refuted with a counterexample", "[verify]") {
 TEST_CASE("verify_rules decides the undecided rules only and saves the database", "[verify]") {
   mpi_world();  // one process: it is the whole pool
   RuleDatabase db;
-  db.rules = {matmul_fusion(), relu_additive(), relu_additive()};
+  db.rules = {matmul_fusion(), relu_additive(), relu_additive(), relu_additive()};
   db.rules[2].status = RuleStatus::verified;  // settled, if wrongly: not tried again
+  db.rules[2].family = SizeFamily{};
+  // Proven in a file from before size families: decided again.
+  db.rules[3].status = RuleStatus::verified;
   VerifyOptions options;
   options.save_path =
       (std::filesystem::temp_directory_path() / ("verify_rules_" + std::to_string(getpid()) + ".h5"))
           .string();
   const VerifySummary s = verify_rules(db, taso_axioms(), options);
-  CHECK(s.rules == 3);
-  CHECK(s.checked == 2);
+  CHECK(s.rules == 4);
+  CHECK(s.checked == 3);
+  CHECK(s.redecided_without_family == 1);
   CHECK(s.workers == 1);
   CHECK(s.counts[static_cast<int>(RuleStatus::verified)] == 2);
-  CHECK(s.counts[static_cast<int>(RuleStatus::refuted)] == 1);
+  CHECK(s.counts[static_cast<int>(RuleStatus::refuted)] == 2);
   CHECK(db.rules[0].status == RuleStatus::verified);
+  CHECK(db.rules[0].family.has_value());  // stated with the verdict
   CHECK(db.rules[1].status == RuleStatus::refuted);
+  CHECK(db.rules[3].status == RuleStatus::refuted);
   const RuleDatabase saved = RuleDatabase::read(options.save_path);
   std::filesystem::remove(options.save_path);
-  REQUIRE(saved.rules.size() == 3);
-  for (int i = 0; i < 3; ++i) CHECK(saved.rules[i].status == db.rules[i].status);
+  REQUIRE(saved.rules.size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    CHECK(saved.rules[i].status == db.rules[i].status);
+    CHECK(saved.rules[i].family == db.rules[i].family);
+  }
 }
 
 TEST_CASE("verify_rules refuses axioms that never mention an operator the rules use", "[verify]") {

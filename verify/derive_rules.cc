@@ -138,7 +138,7 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
       // `verify --revalidate` is what refutes it.
       std::optional<FoundDerivation> d = derive_rule(db.rules[k], proven.proven, options, proven.first_n[k]);
       if (d && !family_difference(db.rules[k]))
-        v = RuleVerdict{RuleStatus::derived, 0, 0, d->note, std::move(d->steps)};
+        v = with_family(RuleVerdict{RuleStatus::derived, 0, 0, d->note, std::move(d->steps)}, db.rules[k]);
       return v;
     };
     ProgressLine progress("derive: pass " + std::to_string(summary.passes + 1), "tried",
@@ -149,6 +149,7 @@ DeriveSummary derive_rules(RuleDatabase& db, const DeriveOptions& options, const
       rule.status = RuleStatus::derived;
       rule.note = v.note;
       rule.derivation = v.derivation;
+      rule.family = v.family;
       ++summary.by_steps[int(v.derivation.size())];
       if (v.note == kClassPathNote) ++summary.by_class_path;
       if (v.note == kPartsNote) ++summary.by_parts;

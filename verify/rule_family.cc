@@ -2,97 +2,23 @@
 #include "verify/rule_family.h"
 
 #include <algorithm>
-#include <map>
 #include <random>
-#include <set>
 
 namespace superopt::verify {
 namespace {
 
-// Slots are tried in pairs within groups of at most this many, in triples
-// within smaller ones (the search grows as n^2 and n^3 per slot).
-constexpr size_t kMaxRefinedGroup = 16, kMaxTripleGroup = 10;
 // Tries per draw: full draws (every class a new size), then partial ones.
 constexpr int kFullTries = 80, kPartialTries = 80;
-
-int64_t size_at(const std::vector<Shape>& shapes, Slot s) {
-  return shapes[s.variable][s.axis];
-}
 
 std::vector<Shape> with_sizes(std::vector<Shape> shapes, const std::vector<Slot>& slots, int64_t size) {
   for (Slot s : slots) shapes[s.variable].set(s.axis, size);
   return shapes;
 }
 
-class ClassFinder {
- public:
-  ClassFinder(const DirectedRule& r, const std::vector<Shape>& own) : r_(r), own_(own) {
-    for (const Shape& s : own)
-      for (int i = 0; i < s.rank(); ++i) used_.insert(s[i]);
-  }
-
-  // The classes of the slots that share one size in the rule: each slot's
-  // smallest set of up to three that can take a new size on its own is a
-  // class; the slots left over, which move only together, are one more.
-  void split(std::vector<Slot> group, std::vector<std::vector<Slot>>& classes) {
-    for (size_t k = 0; k < group.size() && group.size() > 1;) {
-      std::optional<std::vector<Slot>> found = smallest_movable(group, k);
-      if (!found) {
-        ++k;
-        continue;
-      }
-      for (Slot s : *found) group.erase(std::find(group.begin(), group.end(), s));
-      classes.push_back(std::move(*found));
-    }
-    if (!group.empty()) classes.push_back(std::move(group));
-  }
-
- private:
-  // The smallest set of the group's slots with slot k, of one, two or three,
-  // that can take a new size on its own; nullopt when none can.
-  std::optional<std::vector<Slot>> smallest_movable(const std::vector<Slot>& group, size_t k) {
-    const size_t n = group.size();
-    const Slot s = group[k];
-    if (movable({s})) return std::vector<Slot>{s};
-    if (n > kMaxRefinedGroup) return std::nullopt;
-    for (size_t i = 0; i < n; ++i)
-      if (i != k && movable({s, group[i]})) return std::vector<Slot>{s, group[i]};
-    if (n > kMaxTripleGroup) return std::nullopt;
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = i + 1; j < n; ++j)
-        if (i != k && j != k && movable({s, group[i], group[j]}))
-          return std::vector<Slot>{s, group[i], group[j]};
-    return std::nullopt;
-  }
-
-  // Whether the slots can take a size no dimension has, the others unchanged.
-  bool movable(const std::vector<Slot>& slots) {
-    int64_t size = size_at(own_, slots[0]);
-    for (int64_t fresh : {unused_near(size, -1), unused_near(size, +1)})
-      if (fresh > 0 && instantiate(r_, with_sizes(own_, slots, fresh))) return true;
-    return false;
-  }
-
-  int64_t unused_near(int64_t size, int step) const {
-    for (int64_t s = size + step; s > 0 && s < size + 64; s += step)
-      if (!used_.count(s)) return s;
-    return 0;
-  }
-
-  const DirectedRule& r_;
-  const std::vector<Shape>& own_;
-  std::set<int64_t> used_;
-};
-
 RuleFamily family_of(DirectedRule r) {
   RuleFamily f;
   f.own_shapes = rule_variable_shapes(r);
-  std::map<int64_t, std::vector<Slot>> groups;
-  for (int v = 0; v < int(f.own_shapes.size()); ++v)
-    for (int axis = 0; axis < f.own_shapes[v].rank(); ++axis)
-      groups[f.own_shapes[v][axis]].push_back({v, axis});
-  ClassFinder finder(r, f.own_shapes);
-  for (auto& [size, slots] : groups) finder.split(std::move(slots), f.classes);
+  f.classes = independent_classes(r, f.own_shapes);
   f.rule = std::move(r);
   return f;
 }

@@ -12,18 +12,13 @@
 
 #include "runtime/db/rule_database.h"
 #include "runtime/rewrite/rule_instance.h"
+#include "runtime/rewrite/size_family.h"
 
 namespace superopt::verify {
 
-// A dimension of a rule variable: variable v (Pattern::variable_names order), axis.
-struct Slot {
-  int variable = 0;
-  int axis = 0;
-  bool operator==(const Slot&) const = default;
-};
-
 // One direction of a rule with its independent dimensions: the slots of each
-// class must keep one size between them (or the matcher refuses the instance).
+// class must keep one size between them (or the matcher refuses the instance;
+// runtime/rewrite/size_family.h finds them).
 struct RuleFamily {
   DirectedRule rule;
   std::vector<Shape> own_shapes;

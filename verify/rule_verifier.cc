@@ -4,9 +4,15 @@
 #include <chrono>
 
 #include "runtime/core/error.h"
+#include "runtime/rewrite/size_family.h"
 #include "verify/rule_validation.h"
 
 namespace superopt::verify {
+
+RuleVerdict with_family(RuleVerdict v, const Rule& rule) {
+  if (is_proven(v.status) && !v.family) v.family = size_family_of(rule);
+  return v;
+}
 
 RuleVerifier::RuleVerifier(const AxiomSet& axioms, const VerifyLimits& limits)
     : ctx_(std::make_unique<z3::context>()),

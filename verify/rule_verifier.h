@@ -5,6 +5,7 @@
 #include <z3++.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/db/rule_database.h"
@@ -27,7 +28,13 @@ struct RuleVerdict {
   double proof_ms = 0;  // Z3's proof alone (0: none ran)
   std::string note;
   Derivation derivation;  // derived: the proof
+  // Proven: the sizes the proof holds for (runtime/rewrite/size_family.h).
+  std::optional<SizeFamily> family;
 };
+
+// v with its rule's size family when v proves it (size_family_of): found by
+// the rank that decided the rule, which holds its graphs.
+RuleVerdict with_family(RuleVerdict v, const Rule& rule);
 
 class RuleVerifier {
  public:

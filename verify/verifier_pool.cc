@@ -1,6 +1,7 @@
 // The master/worker protocol of the verifier pool (see verifier_pool.h).
 // A worker sends [int32 rule or -1][uint8 status][double ms][double proof_ms][note]
-// ['\0'][derivation text] and receives the next rule index, or -1 when there is nothing left.
+// ['\0'][derivation text]['\0'][size family text] and receives the next rule
+// index, or -1 when there is nothing left.
 #include "verify/verifier_pool.h"
 
 #include <mpi.h>
@@ -9,6 +10,8 @@
 #include <cstring>
 #include <string>
 #include <thread>
+
+#include "runtime/db/rule_database.h"
 
 namespace superopt::verify {
 namespace {
@@ -23,7 +26,8 @@ std::string encode(int rule, const RuleVerdict& v) {
   bytes[sizeof r] = static_cast<char>(v.status);
   std::memcpy(bytes.data() + sizeof r + 1, &v.ms, sizeof v.ms);
   std::memcpy(bytes.data() + sizeof r + 1 + sizeof v.ms, &v.proof_ms, sizeof v.proof_ms);
-  return bytes + v.note + '\0' + derivation_text(v.derivation);
+  return bytes + v.note + '\0' + derivation_text(v.derivation) + '\0' +
+         (v.family ? size_family_text(*v.family) : std::string());
 }
 
 int decode(const std::string& bytes, RuleVerdict& v) {
@@ -35,7 +39,12 @@ int decode(const std::string& bytes, RuleVerdict& v) {
   const std::string rest = bytes.substr(sizeof r + 1 + sizeof v.ms + sizeof v.proof_ms);
   const size_t end_of_note = rest.find('\0');
   v.note = rest.substr(0, end_of_note);
-  if (end_of_note != std::string::npos) v.derivation = derivation_from_text(rest.substr(end_of_note + 1));
+  if (end_of_note == std::string::npos) return r;
+  const std::string after_note = rest.substr(end_of_note + 1);
+  const size_t end_of_derivation = after_note.find('\0');
+  v.derivation = derivation_from_text(after_note.substr(0, end_of_derivation));
+  if (end_of_derivation != std::string::npos && end_of_derivation + 1 < after_note.size())
+    v.family = size_family_from_text(after_note.substr(end_of_derivation + 1));
   return r;
 }
 

@@ -56,6 +56,9 @@ struct VerifySummary {
   double proof_median_ms = 0;      // per proof Z3 ran: the proof alone
   verify::RecheckSummary recheck;  // stored verdicts re-checked first
   double recheck_seconds = 0;
+  // Proven rules of a file from before size families, decided again (a proof
+  // that does not say for which sizes it holds is no proof for the matcher).
+  int64_t redecided_without_family = 0;
 };
 
 // First the derived rules (and with options.revalidate the verified ones)

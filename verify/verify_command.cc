@@ -34,7 +34,8 @@ void print_json(const VerifySummary& s, const std::string& path) {
                       {"rechecked", s.recheck.checked},
                       {"recheck_seconds", s.recheck_seconds},
                       {"recheck_refuted", s.recheck.refuted},
-                      {"recheck_invalidated", s.recheck.invalidated}};
+                      {"recheck_invalidated", s.recheck.invalidated},
+                      {"redecided_without_family", s.redecided_without_family}};
   for (int i = 0; i < kNumRuleStatuses; ++i)
     j[std::string(rule_status_name(static_cast<RuleStatus>(i)))] = s.counts[i];
   std::cout << j.dump() << "\n";
@@ -62,6 +63,9 @@ void print_text(const VerifySummary& s, const std::string& path) {
       "dropped and decided again\n",
       (long long)s.recheck.checked, s.recheck_seconds, (long long)s.recheck.refuted,
       (long long)s.recheck.invalidated);
+  if (s.redecided_without_family > 0)
+    std::printf("decided again %lld proven rules stored without a size family (a file from before families)\n",
+                (long long)s.redecided_without_family);
 }
 
 }  // namespace

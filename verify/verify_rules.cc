@@ -73,6 +73,7 @@ class VerdictRecorder {
     r.proof_ms = v.ms;
     r.note = v.note;
     r.derivation = v.derivation;
+    r.family = is_proven(v.status) ? v.family : std::nullopt;
     rule_ms_.push_back(v.ms);
     if (v.status == RuleStatus::derived) {
       ++derived_;
@@ -147,9 +148,25 @@ RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule,
     const Clock::time_point start = Clock::now();
     std::optional<verify::FoundDerivation> d = verify::derive_rule(rule, *proven, bounds);
     if (d && !verify::family_difference(rule))
-      return RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, d->note, std::move(d->steps)};
+      return verify::with_family(
+          RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, d->note, std::move(d->steps)},
+          rule);
   }
-  return decide(verifier, rule);
+  return verify::with_family(decide(verifier, rule), rule);
+}
+
+// Proven rules without a size family (a file from before families) go back to
+// candidates: their proofs never said for which sizes they hold.
+int64_t reset_without_family(std::vector<Rule>& rules) {
+  int64_t reset = 0;
+  for (Rule& r : rules)
+    if (is_proven(r.status) && !r.family) {
+      r.status = RuleStatus::candidate;
+      r.derivation.clear();
+      r.note.clear();
+      ++reset;
+    }
+  return reset;
 }
 
 // Without derivation a wave gains nothing: one per size.
@@ -162,6 +179,7 @@ int wave_rules_for(const VerifyOptions& options) {
 VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, const VerifyOptions& options) {
   const MpiWorld world;  // MPI is already running: the caller started it
   world.on_all_ranks([&] { check_axioms_cover(db, axioms); });
+  const int64_t without_family = reset_without_family(db.rules);
   // A derivation proves a rule at its own shapes only, and a rule verified
   // before validation drew some members may be false at them: both are
   // checked over their family first (the verified ones on request).
@@ -209,10 +227,11 @@ VerifySummary verify_rules(RuleDatabase& db, const verify::AxiomSet& axioms, con
     any = true;
   }
   const double wall_seconds = seconds_since(start);
-  if (world.rank() == 0 && (any || recheck.refuted)) db.write(options.save_path);
+  if (world.rank() == 0 && (any || recheck.refuted || without_family)) db.write(options.save_path);
   VerifySummary s = summarize(db, recorder);
   s.recheck = recheck;
   s.recheck_seconds = recheck_seconds;
+  s.redecided_without_family = without_family;
   s.workers = workers;
   s.wall_seconds = wall_seconds;
   return s;
