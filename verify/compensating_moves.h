@@ -1,9 +1,11 @@
-// Members of a rule's shape family where tied dimensions change by different
-// amounts that cancel: one grows by 1 while another shrinks by 1, or one by 2
-// while two shrink by 1. The matcher asks only that some sums agree (the
-// operands of ewmul over two concats have equal rows), so it admits members
-// where parts of a sum differ while the sum stays; the draws of rule_family.h
-// move whole classes to new sizes and never reach them.
+// Members of a rule's shape family where whole classes of tied dimensions
+// change by different amounts that cancel: one class grows by 1 while another
+// shrinks by 1, or one by 2 while two shrink by 1. The matcher asks only that
+// some sums agree (the operands of ewmul over two concats have equal rows), so
+// a class that cannot take a new size alone may still move with another that
+// compensates; the draws of rule_family.h move one class at a time and never
+// reach those members. Moves stay inside the family: every class keeps one
+// size, which is what the rule's stated family (size_family.h) asks.
 #pragma once
 
 #include <vector>
@@ -12,9 +14,16 @@
 
 namespace superopt::verify {
 
-// Up to `count` such members, tried against the matcher (instantiate) in a
-// fixed order within a bounded number of tries: the same members on every
-// rank and every run.
-std::vector<RuleInstance> compensating_instances(const RuleFamily& family, int count);
+struct CompensatingMembers {
+  std::vector<RuleInstance> members;
+  int64_t moves = 0;     // moves there are over the tied classes
+  int64_t tried = 0;     // of which instantiated
+  bool bounded = false;  // more than kMaxMoves: `tried` of them drawn at random (fixed seed)
+};
+
+// Every such move over the classes that cannot move alone (or, past a bound,
+// a fixed-seed random sample of them, the same on every rank and every run),
+// and the members the matcher admits, up to `count`.
+CompensatingMembers compensating_instances(const RuleFamily& family, int count);
 
 }  // namespace superopt::verify
