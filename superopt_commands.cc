@@ -5,6 +5,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "search/search.h"
+#include "verify/audit.h"
 #include "verify/derive.h"
 #include "verify/rule_validation.h"
 #include "verify/verify.h"
@@ -25,8 +26,10 @@ int superopt_main(const std::vector<std::string>& args) {
       {"graph", "check, run or export a graph file (JSON) or builtin model", graph_command},
       {"measure", "measure operator costs on the GPU into a cost table (HDF5)", measure_command},
       {"run", "time a model on the GPU (--gpu), optionally checked against the CPU reference", run_command},
-      {"db", "inspect a rule database (info, show, check-proofs)",
-       [](const std::vector<std::string>& a) { return db_command(a, verify::family_difference); }},
+      {"db", "inspect a rule database (info, show, check-proofs, audit)",
+       [](const std::vector<std::string>& a) {
+         return db_command(a, verify::family_difference, verify::audit_command);
+       }},
       {"version", "versions of superopt, its libraries and the CUDA devices", version_command},
   };
   return cli::run_main("superopt", [&] { return cli::dispatch("superopt", subcommands, args); });

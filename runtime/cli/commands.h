@@ -19,8 +19,13 @@ int graph_command(const std::vector<std::string>& args);
 // runtime/ cannot call verify/ itself.
 using DerivedRuleCheck = std::function<std::optional<std::string>(const Rule&)>;
 
-// `superopt db info|show|check-proofs FILE`: inspect a rule database.
-int db_command(const std::vector<std::string>& args, const DerivedRuleCheck& check = {});
+// A db subcommand the executable provides from a stage runtime/ may not call
+// (`db audit`, from verify/).
+using DbSubcommand = std::function<int(const std::vector<std::string>&)>;
+
+// `superopt db info|show|check-proofs|audit FILE`: inspect a rule database.
+int db_command(const std::vector<std::string>& args, const DerivedRuleCheck& check = {},
+               const DbSubcommand& audit = {});
 // `superopt db check-proofs FILE`: replay every derivation and run `check` on
 // every derived rule (exit 1 on an invalid one).
 int db_check_proofs_command(const std::vector<std::string>& args, const DerivedRuleCheck& check = {});

@@ -73,12 +73,18 @@ struct Summary {
   std::array<int64_t, kNumRuleStatuses> status{};
   std::map<OpType, int64_t> ops;  // rules whose source or target uses the operator
   std::map<int, int64_t> sizes;   // by kSizeMeaning
+  int64_t constrained = 0;        // proven rules whose family ties sizes together
+  int64_t without_family = 0;     // proven rules that state no family (older files)
 };
 
 Summary summarise(const RuleDatabase& db) {
   Summary s;
   for (const Rule& r : db.rules) {
     ++s.status[static_cast<int>(r.status)];
+    if (is_proven(r.status)) {
+      s.constrained += r.family && !r.family->equal.empty();
+      s.without_family += !r.family;
+    }
     std::set<OpType> used;
     for (const Graph* g : {&r.source, &r.target})
       for (const Node& n : g->nodes())
@@ -109,6 +115,8 @@ Json info_json(const std::string& file, const RuleDatabase& db, const Summary& s
           {"rules", db.rules.size()},
           {"status", status},
           {"minimal_set", s.status[static_cast<int>(RuleStatus::verified)]},
+          {"constrained_by_family", s.constrained},
+          {"proven_without_family", s.without_family},
           {"ops", ops},
           {"size_is", kSizeMeaning},
           {"sizes", sizes}};
@@ -140,6 +148,9 @@ void print_info(const std::string& file, const RuleDatabase& db, const Summary& 
   if (s.status[static_cast<int>(RuleStatus::derived)] > 0)
     std::cout << "minimal set: " << s.status[static_cast<int>(RuleStatus::verified)]
               << " rules (verified and derived from none before them)\n";
+  std::cout << "size families: " << s.constrained << " proven rules apply only where some sizes are equal";
+  if (s.without_family) std::cout << "; " << s.without_family << " state none (a file from before families)";
+  std::cout << "\n";
   rows.clear();
   for (const auto& [op, n] : s.ops) rows.push_back({std::string(op_name(op)), n});
   std::cout << "\nrules by operator (source or target uses it):\n";
@@ -238,6 +249,7 @@ Json show_json(const std::string& file, const RuleDatabase& db, size_t k) {
           {"fingerprint", hex(r.fingerprint)},
           {"proof_ms", r.proof_ms},
           {"note", r.note},
+          {"family", r.family ? Json(size_family_text(*r.family)) : Json(nullptr)},
           {"source_ops", r.source.num_operators()},
           {"target_ops", r.target.num_operators()},
           {"source", Json::parse(write_graph_json(r.source))},
@@ -246,13 +258,23 @@ Json show_json(const std::string& file, const RuleDatabase& db, size_t k) {
           {"derivation", derivation_json(r.derivation)}};
 }
 
+// Where the rule applies: its stated size family, in words.
+std::string family_line(const Rule& r) {
+  if (!r.family)
+    return is_proven(r.status) ? "not stated (a file from before size families: worked out when compiled)"
+                               : "-";
+  if (r.family->equal.empty()) return "any sizes its operators accept";
+  return size_family_text(*r.family) + " (dimensions joined by '=' have one size where it applies)";
+}
+
 void print_rule(const std::string& file, const RuleDatabase& db, size_t k) {
   const Rule& r = db.rules[k];
   std::cout << "rule " << k << " of " << db.rules.size() << " in " << file << "\n"
             << "status:       " << rule_status_name(r.status) << "\n"
             << "fingerprint:  " << hex(r.fingerprint) << "\n"
             << "proof time:   " << r.proof_ms << " ms\n"
-            << "note:         " << (r.note.empty() ? "-" : r.note) << "\n";
+            << "note:         " << (r.note.empty() ? "-" : r.note) << "\n"
+            << "size family:  " << family_line(r) << "\n";
   print_graph("source", r.source);
   print_graph("target", r.target);
   std::cout << "\noutput mapping:\n";
@@ -280,7 +302,8 @@ int show_command(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int db_command(const std::vector<std::string>& args, const DerivedRuleCheck& check) {
+int db_command(const std::vector<std::string>& args, const DerivedRuleCheck& check,
+               const DbSubcommand& audit) {
   const cli::Subcommand subcommands[] = {
       {"info", "what generated a rule database; rules by status, operator and size", info_command},
       {"show", "one rule: status, fingerprint, proof time, source and target graphs", show_command},
@@ -288,6 +311,13 @@ int db_command(const std::vector<std::string>& args, const DerivedRuleCheck& che
        "replay every stored derivation; name the first invalid step of each, and each derived rule that "
        "differs at a member of its shape family",
        [&](const std::vector<std::string>& a) { return db_check_proofs_command(a, check); }},
+      {"audit",
+       "check every proven rule in double at members drawn across its size family and at compensating "
+       "moves (MPI pool); name each false rule with its counterexample",
+       [&](const std::vector<std::string>& a) {
+         if (!audit) throw Error("db audit: not available in this build");
+         return audit(a);
+       }},
   };
   return cli::dispatch("superopt db", subcommands, args);
 }
