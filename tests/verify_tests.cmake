@@ -17,7 +17,7 @@ set_tests_properties(verify_bad_input PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRES
                      FAIL_REGULAR_EXPRESSION "FAIL")
 
 # The soundness suite: wrong rules never verified nor applied outside their family.
-add_executable(soundness_tests soundness_test.cc)
+add_executable(soundness_tests soundness_test.cc soundness_concat_test.cc)
 target_link_libraries(soundness_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
 target_compile_definitions(soundness_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 catch_discover_tests(soundness_tests TEST_PREFIX "soundness:")
