@@ -1,6 +1,9 @@
 // The soundness sweep over a database's proven rules (see audit.h).
 #include "verify/audit.h"
 
+#include <algorithm>
+#include <random>
+
 #include "runtime/core/error.h"
 #include "verify/compensating_moves.h"
 #include "verify/rule_family.h"
@@ -13,6 +16,55 @@ namespace {
 // The largest size a draw gives a class: small enough to evaluate in double
 // quickly, large enough for many classes to differ.
 constexpr int64_t kMaxDrawnSize = 9;
+// Dimension moves tried per direction at most: past it a fixed-seed sample.
+constexpr size_t kMaxSlotMoves = 600;
+
+struct SlotMove {
+  Slot slot;
+  int64_t delta = 0;
+};
+
+// Moves of single dimensions whose amounts cancel, (s +1, t -1) and (s +2,
+// t -1, u -1), over the dimensions of classes of two or more: the classes
+// move together in the draws, but the matcher admits whatever the stated
+// family admits, which for a rule stated "any" is every size its operators
+// accept, such as a concat's parts shifting while their sum stays. Pairs
+// first, then triples, shuffled with the seed and cut at kMaxSlotMoves.
+std::vector<RuleInstance> slot_moves(const RuleFamily& family, int count, uint64_t seed) {
+  std::vector<Slot> slots;
+  for (const std::vector<Slot>& c : family.classes)
+    if (c.size() > 1) slots.insert(slots.end(), c.begin(), c.end());
+  std::vector<std::vector<SlotMove>> pairs, triples;
+  for (Slot s : slots)
+    for (Slot t : slots)
+      if (!(s == t)) pairs.push_back({{s, +1}, {t, -1}});
+  for (int64_t sign : {+1, -1})
+    for (size_t i = 0; i < slots.size(); ++i)
+      for (size_t j = 0; j < slots.size(); ++j)
+        for (size_t k = j + 1; k < slots.size(); ++k)
+          if (i != j && i != k)
+            triples.push_back({{slots[i], 2 * sign}, {slots[j], -sign}, {slots[k], -sign}});
+  std::mt19937_64 rng(seed);
+  std::shuffle(pairs.begin(), pairs.end(), rng);
+  std::shuffle(triples.begin(), triples.end(), rng);
+  pairs.insert(pairs.end(), triples.begin(), triples.end());
+  if (pairs.size() > kMaxSlotMoves) pairs.resize(kMaxSlotMoves);
+  std::vector<RuleInstance> found;
+  for (const std::vector<SlotMove>& moves : pairs) {
+    if (int(found.size()) >= count) break;
+    std::vector<Shape> shapes = family.own_shapes;
+    bool positive = true;
+    for (const SlotMove& m : moves) {
+      const int64_t size = shapes[m.slot.variable][m.slot.axis] + m.delta;
+      positive = positive && size >= 1;
+      if (positive) shapes[m.slot.variable].set(m.slot.axis, size);
+    }
+    if (!positive) continue;
+    if (std::optional<RuleInstance> instance = instantiate(family.rule, shapes))
+      found.push_back(std::move(*instance));
+  }
+  return found;
+}
 
 std::optional<std::string> difference_at(const RuleInstance& m, const std::string& how) {
   std::optional<std::string> witness = concrete_difference(m.source, m.target);
@@ -30,7 +82,9 @@ std::vector<std::pair<RuleInstance, std::string>> members(const RuleFamily& fami
            family, {.count = o.draws, .max_size = kMaxDrawnSize, .distinct = false, .seed = o.seed + 1}))
     all.emplace_back(std::move(m), "drawn, any sizes");
   for (RuleInstance& m : compensating_instances(family, o.draws).members)
-    all.emplace_back(std::move(m), "tied sizes moved by amounts that cancel");
+    all.emplace_back(std::move(m), "tied classes moved by amounts that cancel");
+  for (RuleInstance& m : slot_moves(family, 2 * o.draws, o.seed))
+    all.emplace_back(std::move(m), "tied dimensions moved by amounts that cancel");
   return all;
 }
 
