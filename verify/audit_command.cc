@@ -11,6 +11,7 @@
 #include "runtime/core/error.h"
 #include "runtime/mpi/mpi_world.h"
 #include "verify/audit.h"
+#include "verify/progress_line.h"
 #include "verify/verifier_pool.h"
 
 namespace superopt::verify {
@@ -70,6 +71,8 @@ int audit_command(const std::vector<std::string>& args) {
       if (is_proven(db.rules[k].status)) todo.push_back(int(k));
     const auto start = std::chrono::steady_clock::now();
     std::map<int, std::string> falses;
+    ProgressLine progress("db audit", "audited", int64_t(todo.size()));
+    int64_t done = 0;
     auto check = [&](int k) {
       RuleVerdict v{db.rules[k].status, 0, 0, "", {}};
       if (std::optional<std::string> why = audit_rule(db.rules[k], o))
@@ -78,6 +81,7 @@ int audit_command(const std::vector<std::string>& args) {
     };
     auto record = [&](int k, const RuleVerdict& v) {
       if (v.status == RuleStatus::refuted) falses[k] = v.note;
+      progress.update(++done, ", " + std::to_string(falses.size()) + " false");
     };
     const int workers = run_verifier_pool(world, todo, check, record);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
