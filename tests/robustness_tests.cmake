@@ -122,3 +122,11 @@ add_test(NAME optimize_search_memory
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/search_memory_test.sh $<TARGET_FILE:superopt> ${flag_rules})
 set_tests_properties(optimize_search_memory PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
                      "search_memory_test: ok" FAIL_REGULAR_EXPRESSION "search_memory_test: FAIL")
+
+# Issue 37, item 1: ONNX external data read through a link out of the model's
+# folder (to /etc/passwd, or /etc) or from a FIFO (which hung): refused.
+add_test(NAME onnx_external_link
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/onnx_external_link_test.sh $<TARGET_FILE:superopt>
+                 ${CMAKE_CURRENT_BINARY_DIR}/onnx_external_link)
+set_tests_properties(onnx_external_link PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "onnx_external_link_test: ok"
+                     FAIL_REGULAR_EXPRESSION "onnx_external_link_test: FAIL")

@@ -1,10 +1,14 @@
 // Converting TensorProto data to known values, and their broadcasting arithmetic.
 #include "runtime/formats/onnx_constant.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 
 #include "runtime/core/error.h"
@@ -126,6 +130,67 @@ void from_fields(const TensorProto& t, Constant& c) {
   }
 }
 
+// An open file descriptor, closed on every path out.
+struct FileDescriptor {
+  int fd;
+  explicit FileDescriptor(int f) : fd(f) {}
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+};
+
+// The external data file LOCATION names, resolved (links included) and required
+// to stay inside the model's folder, also resolved: a link in that folder to
+// /etc/passwd, or to /etc with the file below it, passes any check of the text
+// alone and would read a file the model's author does not own.
+std::string external_path(const std::string& model_dir, const std::string& location) {
+  namespace fs = std::filesystem;
+  if (location.find("..") != std::string::npos || location[0] == '/')
+    throw Error("external data location '" + location + "' leaves the model's folder");
+  const fs::path given = fs::path(model_dir.empty() ? "." : model_dir) / location;
+  std::error_code error;
+  const fs::path dir = fs::canonical(model_dir.empty() ? "." : model_dir, error);
+  if (error) throw Error("model folder '" + model_dir + "' cannot be resolved: " + error.message());
+  const fs::path file = fs::canonical(given, error);
+  if (error) throw Error("external data file '" + given.string() + "' cannot be opened: " + error.message());
+  const fs::path inside = file.lexically_relative(dir);
+  if (inside.empty() || *inside.begin() == "..")
+    throw Error("external data location '" + location + "' leaves the model's folder (it resolves to " +
+                file.string() + ")");
+  return file.string();
+}
+
+// Opens PATH for reading and requires a regular file: a FIFO would block the
+// import forever, a device would read without end. O_NONBLOCK makes the open
+// of a FIFO return at once; it changes nothing for a regular file.
+int open_regular(const std::string& location, const std::string& path, int64_t& size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error("external data file '" + path + "' cannot be opened: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error("external data location '" + location + "' is not a regular file");
+  }
+  size = static_cast<int64_t>(st.st_size);
+  return fd;
+}
+
+// WANT bytes at OFFSET of the open file FD (named PATH in errors).
+std::string read_at(int fd, const std::string& path, int64_t offset, int64_t want) {
+  std::string bytes(static_cast<size_t>(want), '\0');
+  int64_t done = 0;
+  while (done < want) {
+    ssize_t n = ::pread(fd, bytes.data() + done, static_cast<size_t>(want - done), offset + done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("external data file '" + path + "' cannot be read: " + std::strerror(errno));
+    if (n == 0) throw Error("external data file '" + path + "' is shorter than its tensor");
+    done += n;
+  }
+  return bytes;
+}
+
 std::string external_bytes(const TensorProto& t, const std::string& model_dir, int64_t want) {
   std::string location;
   int64_t offset = 0, length = -1;
@@ -135,26 +200,18 @@ std::string external_bytes(const TensorProto& t, const std::string& model_dir, i
     if (entry.key() == "length") length = std::stoll(entry.value());
   }
   if (location.empty()) throw Error("external data without a location");
-  if (location.find("..") != std::string::npos || location[0] == '/')
-    throw Error("external data location '" + location + "' leaves the model's folder");
-  const std::string path = model_dir + "/" + location;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("external data file '" + path + "' cannot be opened");
+  const std::string path = external_path(model_dir, location);
+  int64_t file_bytes = 0;
+  FileDescriptor file(open_regular(location, path, file_bytes));
   if (length >= 0 && length != want)
     throw Error("external data length " + std::to_string(length) + " does not match the shape (" +
                 std::to_string(want) + " bytes)");
   // The file's size bounds the allocation: a shape of terabytes over a small
   // file is refused here, not allocated first.
-  std::error_code error;
-  const auto file_bytes = static_cast<int64_t>(std::filesystem::file_size(path, error));
-  if (error || offset < 0 || offset > file_bytes || file_bytes - offset < want)
+  if (offset < 0 || offset > file_bytes || file_bytes - offset < want)
     throw Error("external data file '" + path + "' is shorter than its tensor (" + std::to_string(want) +
                 " bytes at offset " + std::to_string(offset) + ")");
-  std::string bytes(static_cast<size_t>(want), '\0');
-  in.seekg(offset);
-  in.read(bytes.data(), want);
-  if (in.gcount() != want) throw Error("external data file '" + path + "' is shorter than its tensor");
-  return bytes;
+  return read_at(file.fd, path, offset, want);
 }
 
 }  // namespace
