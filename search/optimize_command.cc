@@ -166,6 +166,7 @@ void mark_suspects(RuleDatabase& db, const std::vector<SuspectRule>& suspects, c
                 std::to_string(s.max_relative_error) + ")";
     rule.status = RuleStatus::unknown;
     rule.derivation.clear();
+    rule.family.reset();
   }
   // A suspect takes the rules derived from it along: they are decided again.
   invalidate_broken_derivations(db.rules);

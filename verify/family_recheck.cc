@@ -26,6 +26,7 @@ RecheckSummary recheck_families(const MpiWorld& world, std::vector<Rule>& rules,
     rules[k].status = RuleStatus::refuted;
     rules[k].note = v.note;
     rules[k].derivation.clear();
+    rules[k].family.reset();  // stated with the proof, gone with it
   };
   run_verifier_pool(world, todo, check, record);
   share_results(&world, rules, todo);

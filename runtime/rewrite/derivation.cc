@@ -133,6 +133,7 @@ int64_t invalidate_broken_derivations(std::vector<Rule>& rules) {
         r.status = RuleStatus::candidate;
         r.note = "its derivation used rule " + std::to_string(s.rule) + ", which is no longer proven";
         r.derivation.clear();
+        r.family.reset();  // stated with the proof, gone with it
         ++invalidated;
         changed = true;
         break;
