@@ -130,3 +130,12 @@ add_test(NAME onnx_external_link
                  ${CMAKE_CURRENT_BINARY_DIR}/onnx_external_link)
 set_tests_properties(onnx_external_link PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "onnx_external_link_test: ok"
                      FAIL_REGULAR_EXPRESSION "onnx_external_link_test: FAIL")
+
+# Issue 37, item 2: HDF5 external storage, virtual datasets and external or soft
+# links (a rule's note read from /etc/passwd) in rule databases and cost tables:
+# refused, naming the file and the dataset.
+add_test(NAME hdf5_external_data
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/hdf5_external_test.sh $<TARGET_FILE:superopt> ${superopt_rules}
+                 ${PROJECT_SOURCE_DIR}/data/costs/cpu-amd-1t.h5 ${CMAKE_CURRENT_BINARY_DIR}/hdf5_external)
+set_tests_properties(hdf5_external_data PROPERTIES TIMEOUT 120 FIXTURES_REQUIRED rule_db
+                     PASS_REGULAR_EXPRESSION "hdf5_external_test: ok" FAIL_REGULAR_EXPRESSION "hdf5_external_test: FAIL")

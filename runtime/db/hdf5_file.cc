@@ -2,6 +2,7 @@
 #include "runtime/db/hdf5_file.h"
 
 #include <cstdint>
+#include <string>
 
 namespace superopt::hdf5 {
 
@@ -94,6 +95,33 @@ Handle file_access() {
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
   H5Pset_file_locking(fapl, true, true);
   return fapl;
+}
+
+std::string link_problem(hid_t loc, const char* name) {
+  H5L_info_t info{};
+  if (H5Lget_info(loc, name, &info, H5P_DEFAULT) < 0) return "cannot be inspected: " + error_reason();
+  switch (info.type) {
+    case H5L_TYPE_HARD:
+      return "";
+    case H5L_TYPE_SOFT:
+      return "is a soft link, refused (superopt follows no links in the files it reads)";
+    case H5L_TYPE_EXTERNAL:
+      return "is an external link to another file, refused (superopt reads nothing outside the file)";
+    default:
+      return "is a user-defined link, refused (superopt follows no links in the files it reads)";
+  }
+}
+
+std::string storage_problem(hid_t dataset) {
+  Handle dcpl(H5Dget_create_plist(dataset));
+  if (!dcpl.valid()) return "has no readable creation properties: " + error_reason();
+  if (H5Pget_layout(dcpl) == H5D_VIRTUAL)
+    return "is a virtual dataset (its data in other files), refused (superopt reads nothing outside the "
+           "file)";
+  if (H5Pget_external_count(dcpl) != 0)
+    return "has external storage (its data in another file), refused (superopt reads nothing outside the "
+           "file)";
+  return "";
 }
 
 }  // namespace superopt::hdf5

@@ -51,4 +51,14 @@ Handle uint8_enum_type(std::span<const std::string_view> names);
 // File access with locking where the file system supports it.
 Handle file_access();
 
+// Why the link NAME in LOC may not be followed, or "" when it may. Only hard
+// links are: an external link opens another file, and a soft link may lead to
+// one, so either would let a file we read make us read any file.
+std::string link_problem(hid_t loc, const char* name);
+
+// Why the open dataset's data may not be read, or "" when it may: external
+// storage and virtual datasets keep the data in other files, any file the
+// writer named (/etc/passwd read as a rule's note).
+std::string storage_problem(hid_t dataset);
+
 }  // namespace superopt::hdf5

@@ -178,6 +178,8 @@ int64_t Reader::check_format(std::string_view format, std::string_view kind, int
 
 Handle Reader::group(const char* name) const {
   if (H5Lexists(file_, name, H5P_DEFAULT) <= 0) fail("missing group /" + std::string(name));
+  if (std::string why = link_problem(file_, name); !why.empty())
+    fail("group /" + std::string(name) + " " + why);
   Handle g(H5Gopen2(file_, name, H5P_DEFAULT));
   if (!g.valid()) fail("cannot open group /" + std::string(name) + ": " + error_reason());
   return g;
@@ -186,8 +188,10 @@ Handle Reader::group(const char* name) const {
 Item Reader::dataset(hid_t group, const char* group_name, const char* name) const {
   std::string full = *group_name ? std::string(group_name) + "/" + name : std::string(name);
   if (H5Lexists(group, name, H5P_DEFAULT) <= 0) fail("missing dataset /" + full);
+  if (std::string why = link_problem(group, name); !why.empty()) fail("dataset /" + full + " " + why);
   Item item{Handle(H5Dopen2(group, name, H5P_DEFAULT)), full, false};
   if (!item.id.valid()) fail("cannot open dataset /" + full + ": " + error_reason());
+  if (std::string why = storage_problem(item.id); !why.empty()) fail("dataset /" + full + " " + why);
   return item;
 }
 
