@@ -47,6 +47,24 @@ std::vector<RuleFamily> rule_families(const Rule& rule) {
   return families;
 }
 
+std::optional<RuleInstance> generic_instance(const RuleFamily& family) {
+  static constexpr int64_t kPrimes[] = {11, 13, 17, 19, 23, 29, 31,  37,  41,  43,  47,  53,  59,  61,  67,
+                                        71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139};
+  std::vector<Shape> shapes = family.own_shapes;
+  std::optional<RuleInstance> found;
+  size_t next = 0;
+  for (const std::vector<Slot>& c : family.classes) {
+    if (next == std::size(kPrimes)) break;
+    std::vector<Shape> moved = with_sizes(shapes, c, kPrimes[next]);
+    if (std::optional<RuleInstance> instance = instantiate(family.rule, moved)) {
+      shapes = std::move(moved);
+      found = std::move(instance);
+      ++next;
+    }
+  }
+  return found;
+}
+
 std::vector<RuleInstance> draw_instances(const RuleFamily& family, const DrawOptions& options) {
   const size_t k = family.classes.size();
   const int64_t max = options.max_size > 0 ? options.max_size : std::max<int64_t>(6, int64_t(k) + 1);

@@ -36,6 +36,14 @@ struct DrawOptions {
   uint64_t seed = 1;
 };
 
+// The member a proof is made at: every class that can takes a size of its
+// own, a prime from 11 on (far from the rule's sizes, and a sum of some
+// rarely equals a sum of others), one class at a time, the others kept. At
+// the rule's own sizes a concat's part may meet another's by chance, and the
+// encoding (tensor_theory.h) would let Z3 use that; here only what the family
+// keeps equal is equal. nullopt when no class can move.
+std::optional<RuleInstance> generic_instance(const RuleFamily& family);
+
 // Members of the family other than the rule's own shapes, deterministic in the
 // seed; fewer than asked when the draws (a bounded number of tries) find fewer.
 std::vector<RuleInstance> draw_instances(const RuleFamily& family, const DrawOptions& options);

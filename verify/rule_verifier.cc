@@ -5,6 +5,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/rewrite/size_family.h"
+#include "verify/rule_family.h"
 #include "verify/rule_validation.h"
 
 namespace superopt::verify {
@@ -13,6 +14,24 @@ RuleVerdict with_family(RuleVerdict v, const Rule& rule) {
   if (is_proven(v.status) && !v.family) v.family = size_family_of(rule);
   return v;
 }
+
+namespace {
+
+// The rule with its sides at its generic member (rule_family.h), where only
+// the sizes its family keeps equal are equal; as it is when none moves.
+Rule at_generic_member(const Rule& rule) {
+  const std::vector<RuleFamily> families = rule_families(rule);
+  if (families.empty()) return rule;
+  std::optional<RuleInstance> member = generic_instance(families.front());
+  if (!member) return rule;
+  Rule generic = rule;
+  generic.source = std::move(member->source);
+  generic.target = std::move(member->target);
+  if (families.front().rule.reversed) std::swap(generic.source, generic.target);
+  return generic;
+}
+
+}  // namespace
 
 RuleVerifier::RuleVerifier(const AxiomSet& axioms, const VerifyLimits& limits)
     : ctx_(std::make_unique<z3::context>()),
@@ -35,7 +54,7 @@ RuleVerdict RuleVerifier::verify(const Rule& rule) {
     validation = {Validation::inconclusive, std::string("small-tensor validation failed: ") + e.what()};
   }
   if (validation.result == Validation::refuted) return finish(RuleStatus::refuted, validation.note);
-  Proof proof = prover_.prove(rule);
+  Proof proof = prover_.prove(at_generic_member(rule));
   v.proof_ms = proof.ms;
   if (proof.outcome == ProofOutcome::proved) return finish(RuleStatus::verified, validation.note);
   std::string why = proof.outcome == ProofOutcome::timeout ? "proof ran out of time or resources"
