@@ -1,12 +1,19 @@
 // Unit tests of the limits every reader and writer shares: the atomic write
 // (atomic_file.h), the numeric flag parsers (numeric_flags.h) and the memory
 // budget (memory_budget.h).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/atomic_file.h"
@@ -50,6 +57,95 @@ TEST_CASE("a failed atomic write keeps the old file and says why", "[atomic_file
   auto names = dir.entries();
   std::sort(names.begin(), names.end());
   CHECK(names == std::vector<std::string>{"blocked", "out.json"});
+}
+
+mode_t file_type(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  return st.st_mode & S_IFMT;
+}
+
+// Issue 37, item 3: the rename put a regular file where /dev/null was.
+TEST_CASE("an output that is a FIFO is written in place, to its reader", "[atomic_file]") {
+  test::TempDir dir;
+  const std::string fifo = dir.file("out.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Opened first, so that the writer finds a reader; read by a thread, since
+  // the output is larger than the pipe holds and the writes must block.
+  int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
+  const std::string bytes(300000, 'x');
+  std::string got;
+  std::thread drain([&] {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    char buffer[65536];
+    while (got.size() < bytes.size() && std::chrono::steady_clock::now() < give_up) {
+      ssize_t n = ::read(reader, buffer, sizeof buffer);
+      if (n > 0) got.append(buffer, static_cast<size_t>(n));
+      if (n <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  write_file_atomically(fifo, bytes);
+  drain.join();
+  ::close(reader);
+  CHECK(got == bytes);
+  CHECK(file_type(fifo) == S_IFIFO);
+  CHECK(dir.entries() == std::vector<std::string>{"out.fifo"});
+}
+
+TEST_CASE("a FIFO with no reader is refused at once, not waited for", "[atomic_file]") {
+  test::TempDir dir;
+  const std::string fifo = dir.file("out.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(write_file_atomically(fifo, "new"),
+                    Equals("cannot write " + fifo + ": a FIFO with no reader"));
+  CHECK(file_type(fifo) == S_IFIFO);
+  CHECK(dir.entries() == std::vector<std::string>{"out.fifo"});
+}
+
+TEST_CASE("a read-only output is refused, not replaced", "[atomic_file]") {
+  test::TempDir dir;
+  const std::string path = dir.file("out.json");
+  write_file_atomically(path, "old");
+  REQUIRE(::chmod(path.c_str(), 0444) == 0);
+  // Root may write any mode: the mode bits decide then.
+  CHECK_THROWS_WITH(write_file_atomically(path, "new"),
+                    Equals("cannot write " + path + ": the file is read-only (mode 0444), not replaced"));
+  CHECK(contents(path) == "old");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0444);
+  CHECK(dir.entries() == std::vector<std::string>{"out.json"});
+}
+
+TEST_CASE("a directory as the output is refused, and stays a directory", "[atomic_file]") {
+  test::TempDir dir;
+  const std::string folder = dir.file("out");
+  std::filesystem::create_directory(folder);
+  CHECK_THROWS_WITH(write_file_atomically(folder, "new"),
+                    Equals("cannot write " + folder + ": Is a directory"));
+  CHECK(file_type(folder) == S_IFDIR);
+  CHECK(dir.entries() == std::vector<std::string>{"out"});
+}
+
+// Our own device nodes (root only; skipped elsewhere), never the system's:
+// null (1,3) takes the bytes, full (1,7) fails with ENOSPC; both stay devices.
+TEST_CASE("a character device as the output is written in place, not replaced", "[atomic_file]") {
+  test::TempDir dir;
+  const std::string null = dir.file("null"), full = dir.file("full");
+  if (::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0 ||
+      ::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) != 0) {
+    WARN("cannot make device nodes here (needs root): skipped");
+    return;
+  }
+  CHECK_NOTHROW(write_file_atomically(null, std::string(100000, 'x')));
+  CHECK(file_type(null) == S_IFCHR);
+  CHECK_THROWS_WITH(write_file_atomically(full, "new"),
+                    Equals("cannot write " + full + ": No space left on device"));
+  CHECK(file_type(full) == S_IFCHR);
+  auto names = dir.entries();
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"full", "null"});
 }
 
 TEST_CASE("numeric flags take exactly their range and state it", "[numeric_flags]") {

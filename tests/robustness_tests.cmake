@@ -139,3 +139,13 @@ add_test(NAME hdf5_external_data
                  ${PROJECT_SOURCE_DIR}/data/costs/cpu-amd-1t.h5 ${CMAKE_CURRENT_BINARY_DIR}/hdf5_external)
 set_tests_properties(hdf5_external_data PROPERTIES TIMEOUT 120 FIXTURES_REQUIRED rule_db
                      PASS_REGULAR_EXPRESSION "hdf5_external_test: ok" FAIL_REGULAR_EXPRESSION "hdf5_external_test: FAIL")
+
+# Issue 37, item 3: --out on a FIFO, a character device, a read-only file or a
+# directory: the atomic write's rename replaced them with a regular file (run as
+# root, `--out /dev/null` replaced the system's /dev/null). See also the
+# [atomic_file] cases of robustness_test.cc.
+add_test(NAME special_output_targets
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/special_output_test.sh $<TARGET_FILE:superopt> ${flag_graph}
+                 ${CMAKE_CURRENT_BINARY_DIR}/special_output)
+set_tests_properties(special_output_targets PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+                     "special_output_test: ok" FAIL_REGULAR_EXPRESSION "special_output_test: FAIL")

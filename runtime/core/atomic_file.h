@@ -13,6 +13,10 @@ namespace superopt {
 // renames it over PATH. On any failure the temporary file is removed, PATH is
 // left as it was, and Error "cannot write PATH: REASON" is thrown, REASON being
 // the system's (strerror) on one line.
+// A PATH that exists and is not a regular file is never replaced: a character
+// device or a FIFO is written in place (a FIFO without a reader is refused at
+// once, not waited for), anything else (a directory) is refused; so is a
+// read-only regular file (no write permission for us, or no write bit at all).
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
 }  // namespace superopt
