@@ -48,8 +48,9 @@ def row_for(model, raws):
         r[f"{prefix}_op_sum_ms"] = run.get("op_sum_ms")
         r[f"{prefix}_end_to_end_over_sum"] = ratio(run.get("median_ms"), run.get("op_sum_ms"))
         r["device"] = r["device"] or run.get("device")
-        if "check_passed" in run:
-            verdict = "pass" if run["check_passed"] else "FAIL"
+        passed = run["check"].get("passed") if isinstance(run.get("check"), dict) else run.get("check_passed")
+        if passed is not None:  # `run --check --json` reports {"check": {"passed": ...}}
+            verdict = "pass" if passed else "FAIL"
             r["check"] = verdict if r["check"] in (None, "pass") else r["check"]
         totals = (load(raws, graph + ".cost.json") or {}).get("totals", {})
         r[f"{prefix}_cost_model_ms"] = totals.get("cost_ms")

@@ -296,6 +296,7 @@ class GraphModule(torch.nn.Module):
         self.source, buffers = generate(graph, shapes)
         self.input_names = [s["name"] for s in graph.get("inputs", [])]
         self.input_shapes = [tuple(s["shape"]) for s in graph.get("inputs", [])]
+        self.weight_attrs = {name: attr for attr, kind, name, _, _ in buffers if kind == "weight"}  # for ONNX
         data = {w["name"]: w.get("data") for w in graph.get("weights", [])}
         generator = torch.Generator().manual_seed(seed)
         for attr, kind, name, op, shape in buffers:

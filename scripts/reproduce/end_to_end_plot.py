@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Draws TASO Figure 7 from end-to-end.csv (scripts/bench/gpu.sh's columns): per model, latency of
-# PyTorch eager, torch.compile, our runtime on the input graph and on the optimized graph.
+# PyTorch eager, torch.compile, (onnxruntime,) our runtime on the input graph and on the optimized graph.
 """end_to_end_plot.py CSV PNG  -- prints the table and writes the bar chart."""
 import csv
 import sys
@@ -32,6 +32,8 @@ def main(csv_path, png_path):
         print(f"end_to_end_plot.py: {csv_path} has no rows", file=sys.stderr)
         return 2
     device = rows[0].get("device") or rows[0].get("torch_device") or "unknown device"
+    if "ort_median_ms" in rows[0]:  # scripts/bench/run-gpu.sh's results.csv: onnxruntime beside PyTorch
+        BARS.insert(2, ("onnxruntime", "ort", "#bdbdbd"))
     print(f"{'model':12s}" + "".join(f"{label:>24s}" for label, _, _ in BARS) + f"{'speedup':>9s}")
     fig, axes = plt.subplots(1, len(rows), figsize=(3.2 * max(len(rows), 3), 3.6), squeeze=False)
     for ax, row in zip(axes[0], rows):
