@@ -25,6 +25,6 @@ h5_seed "$out/fixture_costs.h5" "$out/cost_table/fixture.json"
 h5_seed "$src/data/costs/cpu-amd-1t.h5" "$out/cost_table/cpu-amd-1t.json"
 rm "$out"/*.h5
 cp "$src"/data/devices/*.json "$out/device_profile/"
-cp "$src"/tests/data/onnx/*.onnx "$src"/tests/data/malformed/*.onnx "$out/onnx/"
+cp "$src"/tests/data/onnx/*.onnx "$src"/tests/data/malformed/*.onnx "$src"/tests/fuzz/external_seeds/*.onnx "$out/onnx/"
 cp "$src"/tests/fuzz/cli_seeds/* "$out/cli/"
 echo "fuzz seeds: $(find "$out" -type f | wc -l) files in $out"
