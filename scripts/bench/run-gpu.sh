@@ -5,7 +5,7 @@
 # Here and in CI, the same steps on the CPU (our runtime with --device cpu, PyTorch on the CPU):
 #   bash scripts/bench/run-gpu.sh --cpu [--quick]       (or .device-bundle/run-gpu.sh --cpu: the bundle's binary)
 # Options: --models "A B" (default the 14 bundled models), --budget S (default 480 on a GPU, 1500
-# with --cpu, 150 with --quick), --rounds R, --repeat N, --warmup N, --time-limit S (optimize),
+# with --cpu, 180 with --quick), --rounds R, --repeat N, --warmup N, --time-limit S (optimize),
 # --rules FILE (default data/rules/taso-3.h5), --skip-tests, --out DIR (default $OUT, else ./gpu-out).
 # --quick: squeezenet nasrnn sru, 2 rounds of 3 runs, optimize 10 s.
 #
@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $quick = 1 ]; then
-  : "${models:=squeezenet nasrnn sru}" "${budget:=150}" "${rounds:=2}" "${repeat:=3}" "${warmup:=1}" "${time_limit:=10}"
+  : "${models:=squeezenet nasrnn sru}" "${budget:=180}" "${rounds:=2}" "${repeat:=3}" "${warmup:=1}" "${time_limit:=10}"
 elif [ $cpu = 1 ]; then
   : "${budget:=1500}" "${rounds:=2}" "${repeat:=3}" "${warmup:=1}" "${time_limit:=30}"
 else
