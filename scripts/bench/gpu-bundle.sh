@@ -72,9 +72,8 @@ if [ "$total" -gt $((60 * 1048576)) ]; then
   exit 1
 fi
 cat <<EOF
-device call (one H100 or H200; about 10 minutes for the tests and the five models):
-  run(command='bash .device-bundle/run-gpu.sh', carry=[".device-bundle"], timeout_s=600)
-split over two calls if one runs out of time (copy the first call's DEVICE.h5 to data/costs/ in between):
-  run(command='bash .device-bundle/run-gpu.sh --models "resnet50 resnext50 nasnet_a"', carry=[".device-bundle"], timeout_s=600)
-  run(command='bash .device-bundle/run-gpu.sh --skip-tests --models "nasrnn bert"', carry=[".device-bundle"], timeout_s=600)
+device call (one H100 or H200; the run stops itself by 480 s and writes at most 6 files to \$OUT):
+  run(command='bash .device-bundle/run-gpu.sh', carry=[".device-bundle"], timeout_s=560)
+rehearse it here first (the same steps on the CPU, from the bundle):
+  bash .device-bundle/run-gpu.sh --cpu --quick --out /tmp/rehearsal
 EOF

@@ -100,7 +100,7 @@ libpath=
 if [ -f "$work/bundle/env.sh" ]; then
   nv=$([ -n "$python" ] && "$python" -c 'import glob, os, nvidia
 print(":".join(d for p in nvidia.__path__ for d in sorted(glob.glob(os.path.join(p, "*", "lib")))))' 2>/dev/null)
-  [ -n "$nv" ] || nv=$(find / -xdev -type d -path '*site-packages/nvidia/*/lib' 2>/dev/null | tr '\n' ':')
+  [ -n "$nv" ] || nv=$(timeout 30 find / -xdev -type d -path '*site-packages/nvidia/*/lib' 2>/dev/null | tr '\n' ':')
   libpath=$work/bundle/lib:${nv%:}
 fi
 wrap() {  # wrap NAME BINARY: $work/bin/NAME runs BINARY with the bundle's libraries
@@ -215,6 +215,7 @@ phase_left() { local l=$((phase3_deadline - $(date +%s))); echo $((l > 1 ? l : 1
 go=$work/go
 warm_pids=()
 driver_pid=
+export TORCHINDUCTOR_CACHE_DIR=$work/inductor-cache  # the driver and the two compile helpers share it
 if [ -n "$python" ]; then
   systems="ours_input ours_optimized torch_eager torch_compile ort"
   driver_args=(--models "$models" --raw "$raw" --results "$raw/e2e.jsonl" --superopt "$superopt" --device "$device"
@@ -225,7 +226,6 @@ if [ -n "$python" ]; then
   driver_pid=$!
   # torch.compile is slow the first time: two helpers compile the models (halves each) into the
   # inductor cache while the CPU-bound steps run; the driver's own compile then hits the cache.
-  export TORCHINDUCTOR_CACHE_DIR=$work/inductor-cache
 
   if [ $cpu = 0 ] && "$python" -c "import torch, sys; sys.exit(0 if hasattr(torch, 'compile') else 1)" 2>/dev/null; then
     set -- $models; i=0; first= second=

@@ -7,8 +7,10 @@
 #       [--models "resnet50 nasnet_a resnext50 nasrnn bert"] [--repeat 1000] [--time-limit S]
 #   scripts/reproduce/end-to-end.sh --plot-only CSV [--out DIR]   (the PNG from a CSV made on a GPU)
 # Needs a CUDA GPU (exits 2 without one); about 10 minutes on an H100 at 1,000 repeats. On a GPU
-# machine without Debian's libraries, the bundle does the same (scripts/bench/README.md):
-#   bash .device-bundle/run-gpu.sh --skip-tests --repeat 1000   -> $OUT/gpu.csv and end-to-end.png
+# machine without Debian's libraries, the prepared run does all 14 models, with onnxruntime beside
+# PyTorch (scripts/bench/README.md, "On a GPU machine"):
+#   bash .device-bundle/run-gpu.sh   -> $OUT/results.csv and end-to-end.png
+# and --plot-only draws the same figure from that results.csv.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 usage="usage: $0 [--out DIR] [--superopt BIN] [--rules FILE] [--allow-unverified] [--models \"A B\"] [--repeat N] [--time-limit S] | --plot-only CSV [--out DIR]"
