@@ -13,6 +13,7 @@
 #include "runtime/core/evaluator.h"
 #include "runtime/rewrite/rewrite.h"
 #include "runtime/rewrite/size_family.h"
+#include "tests/application_check.h"
 #include "tests/rule_builder.h"
 #include "tests/verify_fixture.h"
 #include "verify/rule_family.h"
@@ -54,26 +55,9 @@ Graph at_sizes(const Graph& side, const Sizes& sizes) {
   return g;
 }
 
-// Applies the rule at every occurrence in g, forward and reversed; each result
-// must compute what g computes (double, seeded random values). Returns how many.
+// Every occurrence in g, forward and reversed, applied and checked.
 int correct_applications(const Graph& g, const Rule& rule) {
-  int applied = 0;
-  GraphIndex index(g);
-  RealArith<double> ar;
-  auto expected = evaluate(g, ar, random_sources(ar, 11));
-  for (const DirectedRule& d : compile_rule(rule, 0))
-    for (const Match& m : find_matches(g, index, d.source)) {
-      std::optional<Graph> out = apply_rule(g, m, d);
-      if (!out) continue;
-      ++applied;
-      auto got = evaluate(*out, ar, random_sources(ar, 11));
-      REQUIRE(got.size() == expected.size());
-      for (size_t k = 0; k < got.size(); ++k) {
-        REQUIRE(got[k].shape == expected[k].shape);
-        for (int64_t i = 0; i < got[k].size(); ++i) REQUIRE(std::abs(got[k][i] - expected[k][i]) < 1e-9);
-      }
-    }
-  return applied;
+  return test::applications_checked(g, rule, true);
 }
 
 // The verifier's verdict with the family it stores for a proven rule.

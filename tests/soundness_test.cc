@@ -8,6 +8,7 @@
 #include "runtime/core/arith.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/rewrite/rewrite.h"
+#include "tests/application_check.h"
 #include "tests/rule_builder.h"
 #include "tests/verify_fixture.h"
 #include "verify/axiom_set.h"
@@ -17,6 +18,7 @@
 
 using namespace superopt;
 using namespace superopt::verify;
+using superopt::test::applications_checked;
 using superopt::test::axis;
 using superopt::test::op;
 using superopt::test::RuleBuilder;
@@ -300,30 +302,6 @@ TEST_CASE("true rules at unusual shapes are verified", "[soundness]") {
 }
 
 namespace {
-
-// Applies every occurrence of the rule's source in g; each result must compute
-// what g computes (in double, on seeded random values). Returns how many applied.
-int applications_checked(const Graph& g, const Rule& rule) {
-  int applied = 0;
-  GraphIndex index(g);
-  RealArith<double> ar;
-  auto expected = evaluate(g, ar, random_sources(ar, 7));
-  for (const DirectedRule& d : compile_rule(rule, 0)) {
-    if (d.reversed) continue;
-    for (const Match& m : find_matches(g, index, d.source)) {
-      std::optional<Graph> out = apply_rule(g, m, d);
-      if (!out) continue;
-      ++applied;
-      auto got = evaluate(*out, ar, random_sources(ar, 7));
-      REQUIRE(got.size() == expected.size());
-      for (size_t k = 0; k < got.size(); ++k) {
-        REQUIRE(got[k].shape == expected[k].shape);
-        for (int64_t i = 0; i < got[k].size(); ++i) REQUIRE(std::abs(got[k][i] - expected[k][i]) < 1e-9);
-      }
-    }
-  }
-  return applied;
-}
 
 // conv(i, k1) + conv(i, k2) -> conv(i, k1 + k2), found with equal kernels.
 Rule conv_sum_rule() {
