@@ -362,3 +362,24 @@ TEST_CASE("verify --revalidate decides again the rules derived from a rule it re
   CHECK(saved.rules[0].status == RuleStatus::refuted);
   CHECK(saved.rules[0].note.find("shape family") != std::string::npos);
 }
+
+TEST_CASE("check-proofs works out each stated size family again", "[derive][family]") {
+  test::TempDir dir;
+  RuleDatabase db = database({rule_2400(RuleStatus::verified)});
+  db.rules[0].family = size_family_of(db.rules[0]);
+  const std::string path = dir.file("families.h5");
+  db.write(path);
+  CHECK(db_check_proofs_command({path}) == 0);
+  // A family that admits more than the rule's own (here: any sizes) is named.
+  db.rules[0].family = SizeFamily{};
+  db.write(path);
+  CHECK(db_check_proofs_command({path}) == 1);
+  // One that keeps more sizes equal is still sound.
+  SizeFamily stricter = size_family_of(db.rules[0]);
+  REQUIRE(stricter.equal.size() >= 2);
+  stricter.equal[0].insert(stricter.equal[0].end(), stricter.equal[1].begin(), stricter.equal[1].end());
+  stricter.equal.erase(stricter.equal.begin() + 1);
+  db.rules[0].family = stricter;
+  db.write(path);
+  CHECK(db_check_proofs_command({path}) == 0);
+}
