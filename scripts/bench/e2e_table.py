@@ -23,7 +23,7 @@ COLUMNS = (["model", "device"]
            + [f"{p}_{q}_ms" for p in ("input", "optimized") for q in ("median", "p10", "p90")]
            + ["speedup", "input_rounds", "optimized_rounds",
               "input_op_sum_ms", "input_end_to_end_over_sum", "optimized_op_sum_ms", "optimized_end_to_end_over_sum",
-              "cost_table", "op_sum_fallbacks", "optimize_cost_before_ms", "optimize_cost_after_ms",
+              "cost_table", "op_sum_fallbacks", "optimize_cost_model", "optimize_cost_before_ms", "optimize_cost_after_ms",
               "optimize_fallbacks", "rules_applied", "optimize_s",
               "check", "check_node_error", "check_output_error", "check_worst_node"]
            + [f"{p}_{q}_ms" for p in ("torch_eager", "torch_compile", "ort") for q in ("median", "p10", "p90")]
@@ -102,6 +102,7 @@ def rows_for(args):
         opt = load(os.path.join(args.raw, s + ".optimize.json")) or {}
         r["optimize_cost_before_ms"], r["optimize_cost_after_ms"] = opt.get("cost_before"), opt.get("cost_after")
         r["optimize_fallbacks"] = opt.get("fallbacks")
+        r["optimize_cost_model"] = opt.get("cost_model")  # analytic:h100 where the table could not be measured
         r["rules_applied"] = sum(opt.get("rules_applied", {}).values()) if opt else None
         r["optimize_s"] = opt.get("search_seconds")
         check = (load(os.path.join(args.raw, s + ".check.json")) or {}).get("check")

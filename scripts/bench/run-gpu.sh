@@ -68,6 +68,7 @@ left() { echo $((deadline - $(date +%s))); }
 until_frac() { echo $((t_start + budget * $1 / 100)); }  # a phase's end, as a share of the budget
 
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT  # what matters is in $OUT by then
 raw=$work/raw logs=$work/logs
 mkdir -p "$raw" "$logs" "$work/costs" "$work/bin"
 steps=$work/steps.tsv
@@ -101,7 +102,8 @@ if [ -f "$work/bundle/env.sh" ]; then
   nv=$([ -n "$python" ] && "$python" -c 'import glob, os, nvidia
 print(":".join(d for p in nvidia.__path__ for d in sorted(glob.glob(os.path.join(p, "*", "lib")))))' 2>/dev/null)
   [ -n "$nv" ] || nv=$(timeout 30 find / -xdev -type d -path '*site-packages/nvidia/*/lib' 2>/dev/null | tr '\n' ':')
-  libpath=$work/bundle/lib:${nv%:}
+  nv=${nv%:}
+  libpath=$work/bundle/lib${nv:+:$nv}
 fi
 wrap() {  # wrap NAME BINARY: $work/bin/NAME runs BINARY with the bundle's libraries
   printf '#!/bin/sh\n%sexec "%s" "$@"\n' "${libpath:+LD_LIBRARY_PATH="$libpath\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" }" "$2" >"$work/bin/$1"
@@ -166,7 +168,7 @@ pool() {
 
 # ---------------------------------------------------------------- 0. the machine
 {
-  echo "== run-gpu.sh $([ $cpu = 1 ] && echo "--cpu ")$([ $quick = 1 ] && echo "--quick ")on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "== run-gpu.sh $([ $cpu = 1 ] && echo "--cpu ")$([ $quick = 1 ] && echo "--quick ")on ${HOSTNAME:-?}, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "binary: $origin; rules: $rules; models: $models"
   echo "budget ${budget} s; rounds $rounds x $repeat runs (warm-up $warmup); optimize --time-limit $time_limit; $k at a time per step kind"
   if [ $cpu = 0 ]; then nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; fi
@@ -231,7 +233,7 @@ if [ -n "$python" ]; then
     set -- $models; i=0; first= second=
     for m in "$@"; do if [ $((i % 2)) = 0 ]; then first+=" $m"; else second+=" $m"; fi; i=$((i + 1)); done
     for half in "$first" "$second"; do
-      "$python" "$repo/scripts/bench/e2e_bench.py" --warm --models "$half" --raw "$raw" --results /dev/null \
+      setsid "$python" "$repo/scripts/bench/e2e_bench.py" --warm --models "$half" --raw "$raw" --results /dev/null \
         --superopt "$superopt" --device "$device" --deadline "$phase3_deadline" >>"$logs/warm-compile.txt" 2>&1 &
       warm_pids+=($!)
     done
@@ -285,11 +287,17 @@ for m in $models; do
 done
 
 # ---------------------------------------------------------------- 5. interleaved rounds
-for p in "${warm_pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done  # no compiling while timing
+# No compiling while timing: each helper is a process group (setsid), its compile workers with it.
+for p in "${warm_pids[@]:-}"; do [ -n "$p" ] && kill -- "-$p" 2>/dev/null; done
 touch "$go"
 if [ -n "$driver_pid" ]; then
   log "5. interleaved rounds until +$((deadline - t_start)) s"
+  # A driver stuck past the deadline (a hung CUDA call) is stopped, so the outputs still get written.
+  ( while [ "$(date +%s)" -lt $((deadline + 10)) ]; do sleep 1; done; kill -TERM "$driver_pid" 2>/dev/null; sleep 5
+    kill -KILL "$driver_pid" 2>/dev/null ) </dev/null >/dev/null 2>&1 &  # holds no pipe of ours open
+  watchdog=$!
   wait "$driver_pid"; rc=$?
+  kill "$watchdog" 2>/dev/null
   # A crash (or a kill) loses only the cell it was in: run again, skipping that one.
   tries=0
   while [ $rc != 0 ] && [ "$(left)" -gt 30 ] && [ $tries -lt 2 ]; do
