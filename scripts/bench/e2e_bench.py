@@ -185,6 +185,10 @@ def compile_model(p, args, torch):
     the model's alone, so the 14 models never share one dynamo cache entry (compiling the modules
     would: GraphModule.forward is one function, and dynamo's recompile limit (8) would silently
     leave the later models in eager mode). No dynamo reset between models, for the same reason."""
+    try:
+        import torch._dynamo  # noqa: F401 - lazily imported in some versions
+    except ImportError:
+        pass
     for name in ("cache_size_limit", "recompile_limit"):
         if hasattr(torch._dynamo.config, name):
             setattr(torch._dynamo.config, name, max(64, getattr(torch._dynamo.config, name)))
