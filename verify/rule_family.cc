@@ -47,6 +47,12 @@ std::vector<RuleFamily> rule_families(const Rule& rule) {
   return families;
 }
 
+SizeFamily stated_family(const std::vector<RuleFamily>& families) {
+  std::vector<DirectionClasses> directions;
+  for (const RuleFamily& f : families) directions.push_back({&f.rule, &f.classes});
+  return merged_family(directions);
+}
+
 std::optional<RuleInstance> generic_instance(const RuleFamily& family) {
   static constexpr int64_t kPrimes[] = {11, 13, 17, 19, 23, 29, 31,  37,  41,  43,  47,  53,  59,  61,  67,
                                         71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139};

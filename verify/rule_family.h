@@ -29,6 +29,10 @@ struct RuleFamily {
 // when neither can be matched.
 std::vector<RuleFamily> rule_families(const Rule& rule);
 
+// The size family a rule states when proven, from its directions' families
+// (merged_family): size_family_of(rule) for a rule compiled without one.
+SizeFamily stated_family(const std::vector<RuleFamily>& families);
+
 struct DrawOptions {
   int count = 3;         // members wanted
   int64_t max_size = 0;  // largest size drawn; 0: enough for all classes to differ (at least 6)

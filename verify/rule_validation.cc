@@ -108,10 +108,10 @@ namespace {
 // members, the compensating ones and one small member (kept in *small for the
 // symbolic check). The refutation, or nullopt when all agree; *remark says
 // when the compensating moves were a sample.
-std::optional<RuleValidation> concrete_checks(const Rule& rule, std::optional<RuleInstance>* small,
-                                              std::string* remark) {
+std::optional<RuleValidation> concrete_checks(const Rule& rule, const std::vector<RuleFamily>& families,
+                                              std::optional<RuleInstance>* small, std::string* remark) {
   if (std::optional<RuleValidation> own = check_own_shapes(rule)) return *own;
-  for (const RuleFamily& family : rule_families(rule)) {
+  for (const RuleFamily& family : families) {
     for (const RuleInstance& m : draw_instances(family, {.count = kDrawnMembers, .seed = kDrawSeed}))
       if (std::optional<std::string> witness = concrete_difference(m.source, m.target))
         return refuted_at(m.source, " (drawn from the rule's shape family)", *witness);
@@ -137,9 +137,18 @@ std::optional<RuleValidation> concrete_checks(const Rule& rule, std::optional<Ru
 }  // namespace
 
 std::optional<std::string> family_difference(const Rule& rule) {
+  try {
+    return family_difference_in(rule, rule_families(rule));
+  } catch (const Error&) {
+    return std::nullopt;  // as below: a rule that cannot be instantiated refutes nothing
+  }
+}
+
+std::optional<std::string> family_difference_in(const Rule& rule, const std::vector<RuleFamily>& families) {
   std::optional<RuleInstance> small;
   try {
-    if (std::optional<RuleValidation> refuted = concrete_checks(rule, &small, nullptr)) return refuted->note;
+    if (std::optional<RuleValidation> refuted = concrete_checks(rule, families, &small, nullptr))
+      return refuted->note;
   } catch (const Error&) {
     // A member that cannot run refutes nothing (validation calls it inconclusive).
   }
@@ -147,9 +156,15 @@ std::optional<std::string> family_difference(const Rule& rule) {
 }
 
 RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms) {
+  return validate_rule(ctx, rule, rule_families(rule), timeout_ms);
+}
+
+RuleValidation validate_rule(z3::context& ctx, const Rule& rule, const std::vector<RuleFamily>& families,
+                             unsigned timeout_ms) {
   std::optional<RuleInstance> small;
   std::string remark;
-  if (std::optional<RuleValidation> refuted = concrete_checks(rule, &small, &remark)) return *refuted;
+  if (std::optional<RuleValidation> refuted = concrete_checks(rule, families, &small, &remark))
+    return *refuted;
   if (!small)
     return {Validation::inconclusive, "no small member of the rule's shape family to run symbolically"};
   RuleValidation v = symbolic_check(ctx, small->source, small->target, timeout_ms);

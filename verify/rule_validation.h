@@ -11,8 +11,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/db/rule_database.h"
+#include "verify/rule_family.h"
 
 namespace superopt::verify {
 
@@ -24,12 +26,16 @@ struct RuleValidation {
 };
 
 RuleValidation validate_rule(z3::context& ctx, const Rule& rule, unsigned timeout_ms);
+// The same over families the caller already has (rule_families(rule)).
+RuleValidation validate_rule(z3::context& ctx, const Rule& rule, const std::vector<RuleFamily>& families,
+                             unsigned timeout_ms);
 
 // The concrete part of validate_rule alone (no symbolic check, no Z3): the
 // refutation's note when the rule differs at its own shapes or at a member of
 // its family, else nullopt. A derivation proves a rule at its own shapes only,
 // while the optimizer applies it at every member: derived rules must pass this.
 std::optional<std::string> family_difference(const Rule& rule);
+std::optional<std::string> family_difference_in(const Rule& rule, const std::vector<RuleFamily>& families);
 
 // The first difference between two graphs over the same names, evaluated in
 // double on seeded random values (output count, shapes, then elements beyond

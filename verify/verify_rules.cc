@@ -147,10 +147,15 @@ RuleVerdict derive_or_decide(verify::RuleVerifier& verifier, const Rule& rule,
   if (proven) {
     const Clock::time_point start = Clock::now();
     std::optional<verify::FoundDerivation> d = verify::derive_rule(rule, *proven, bounds);
-    if (d && !verify::family_difference(rule))
-      return verify::with_family(
-          RuleVerdict{RuleStatus::derived, seconds_since(start) * 1000, 0, d->note, std::move(d->steps)},
-          rule);
+    if (d) {
+      const std::vector<verify::RuleFamily> families = verify::rule_families(rule);
+      if (!verify::family_difference_in(rule, families)) {
+        RuleVerdict v{RuleStatus::derived, seconds_since(start) * 1000, 0, d->note, std::move(d->steps)};
+        // A candidate compiles without a family: its classes are what size_family_of finds.
+        if (!rule.family && !is_proven(rule.status)) v.family = verify::stated_family(families);
+        return verify::with_family(std::move(v), rule);
+      }
+    }
   }
   return verify::with_family(decide(verifier, rule), rule);
 }

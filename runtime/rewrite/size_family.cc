@@ -118,19 +118,30 @@ std::vector<std::vector<Slot>> independent_classes(const DirectedRule& r, const 
   return classes;
 }
 
-SizeFamily size_family_of(const Rule& rule) {
+SizeFamily merged_family(const std::vector<DirectionClasses>& directions) {
   SlotUnion slots;
-  for (const DirectedRule& d : compile_rule_unconstrained(rule, 0)) {
-    const std::vector<Shape> own = rule_variable_shapes(d);
-    if (!instantiate(d, own)) continue;  // not applicable even at its own shapes
-    for (const std::vector<Slot>& c : independent_classes(d, own)) {
+  for (const DirectionClasses& d : directions)
+    for (const std::vector<Slot>& c : *d.classes) {
       if (c.size() < 2) continue;
       std::vector<SizeSlot> named;
-      for (Slot s : c) named.push_back({d.source.variable_names[s.variable], s.axis});
+      for (Slot s : c) named.push_back({d.rule->source.variable_names[s.variable], s.axis});
       slots.join(named);
     }
-  }
   return slots.family();
+}
+
+SizeFamily size_family_of(const Rule& rule) {
+  const std::vector<DirectedRule> directions = compile_rule_unconstrained(rule, 0);
+  std::vector<std::vector<std::vector<Slot>>> classes;
+  std::vector<DirectionClasses> found;
+  classes.reserve(directions.size());  // `found` points into it
+  for (const DirectedRule& d : directions) {
+    const std::vector<Shape> own = rule_variable_shapes(d);
+    if (!instantiate(d, own)) continue;  // not applicable even at its own shapes
+    classes.push_back(independent_classes(d, own));
+    found.push_back({&d, &classes.back()});
+  }
+  return merged_family(found);
 }
 
 void constrain(DirectedRule& d, const SizeFamily& f) {

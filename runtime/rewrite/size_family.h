@@ -25,9 +25,19 @@ struct Slot {
 // moves only together, is one more. Classes of one slot move freely.
 std::vector<std::vector<Slot>> independent_classes(const DirectedRule& r, const std::vector<Shape>& own);
 
-// The family of a rule: the classes of two or more slots of every direction
-// the optimizer can apply, merged where directions overlap, by variable name.
-// Computed on the rule's graphs alone (its stated family is ignored).
+// One direction's classes (independent_classes), as size families are made of them.
+struct DirectionClasses {
+  const DirectedRule* rule = nullptr;
+  const std::vector<std::vector<Slot>>* classes = nullptr;
+};
+
+// The classes of two or more slots of the directions, merged where they
+// overlap, by variable name.
+SizeFamily merged_family(const std::vector<DirectionClasses>& directions);
+
+// The family of a rule: merged_family of every direction the optimizer can
+// apply (one that applies at its own shapes). Computed on the rule's graphs
+// alone (its stated family is ignored).
 SizeFamily size_family_of(const Rule& rule);
 
 // Writes f into both patterns of d (Pattern::equal_sizes); throws Error when
