@@ -19,47 +19,32 @@ constexpr int64_t kMaxDrawnSize = 9;
 // Dimension moves tried per direction at most: past it a fixed-seed sample.
 constexpr size_t kMaxSlotMoves = 600;
 
-struct SlotMove {
-  Slot slot;
-  int64_t delta = 0;
-};
-
-// Moves of single dimensions whose amounts cancel, (s +1, t -1) and (s +2,
-// t -1, u -1), over the dimensions of classes of two or more: the classes
-// move together in the draws, but the matcher admits whatever the stated
-// family admits, which for a rule stated "any" is every size its operators
-// accept, such as a concat's parts shifting while their sum stays. Pairs
-// first, then triples, shuffled with the seed and cut at kMaxSlotMoves.
+// Moves of single dimensions whose amounts cancel (compensating_moves.h's
+// cancelling_moves, each dimension a unit), over the dimensions of classes of
+// two or more: the classes move together in the draws, but the matcher admits
+// whatever the stated family admits, which for a rule stated "any" is every
+// size its operators accept, such as a concat's parts shifting while their sum
+// stays. Pairs first, then triples, each shuffled with the seed, cut at
+// kMaxSlotMoves.
 std::vector<RuleInstance> slot_moves(const RuleFamily& family, int count, uint64_t seed) {
-  std::vector<Slot> slots;
+  std::vector<std::vector<Slot>> slots;  // one unit each
   for (const std::vector<Slot>& c : family.classes)
-    if (c.size() > 1) slots.insert(slots.end(), c.begin(), c.end());
-  std::vector<std::vector<SlotMove>> pairs, triples;
-  for (Slot s : slots)
-    for (Slot t : slots)
-      if (!(s == t)) pairs.push_back({{s, +1}, {t, -1}});
-  for (int64_t sign : {+1, -1})
-    for (size_t i = 0; i < slots.size(); ++i)
-      for (size_t j = 0; j < slots.size(); ++j)
-        for (size_t k = j + 1; k < slots.size(); ++k)
-          if (i != j && i != k)
-            triples.push_back({{slots[i], 2 * sign}, {slots[j], -sign}, {slots[k], -sign}});
+    if (c.size() > 1)
+      for (Slot s : c) slots.push_back({s});
+  std::vector<size_t> units(slots.size());
+  for (size_t i = 0; i < units.size(); ++i) units[i] = i;
+  CancellingMoves cancelling = cancelling_moves(units);
   std::mt19937_64 rng(seed);
-  std::shuffle(pairs.begin(), pairs.end(), rng);
-  std::shuffle(triples.begin(), triples.end(), rng);
-  pairs.insert(pairs.end(), triples.begin(), triples.end());
-  if (pairs.size() > kMaxSlotMoves) pairs.resize(kMaxSlotMoves);
+  std::shuffle(cancelling.pairs.begin(), cancelling.pairs.end(), rng);
+  std::shuffle(cancelling.triples.begin(), cancelling.triples.end(), rng);
+  std::vector<std::vector<UnitMove>> moves = std::move(cancelling.pairs);
+  moves.insert(moves.end(), cancelling.triples.begin(), cancelling.triples.end());
+  if (moves.size() > kMaxSlotMoves) moves.resize(kMaxSlotMoves);
   std::vector<RuleInstance> found;
-  for (const std::vector<SlotMove>& moves : pairs) {
+  for (const std::vector<UnitMove>& m : moves) {
     if (int(found.size()) >= count) break;
-    std::vector<Shape> shapes = family.own_shapes;
-    bool positive = true;
-    for (const SlotMove& m : moves) {
-      const int64_t size = shapes[m.slot.variable][m.slot.axis] + m.delta;
-      positive = positive && size >= 1;
-      if (positive) shapes[m.slot.variable].set(m.slot.axis, size);
-    }
-    if (!positive) continue;
+    std::vector<Shape> shapes = moved_shapes(family.own_shapes, slots, m);
+    if (shapes.empty()) continue;
     if (std::optional<RuleInstance> instance = instantiate(family.rule, shapes))
       found.push_back(std::move(*instance));
   }

@@ -14,6 +14,25 @@
 
 namespace superopt::verify {
 
+// A change of one unit of a rule's dimensions: a class, or one dimension.
+struct UnitMove {
+  size_t unit = 0;
+  int64_t delta = 0;
+};
+
+// Moves over the units named, whose amounts cancel: pairs (a +1, b -1), then
+// triples (a +2, b -1, c -1) and their mirror; each keeps every sum that holds
+// all of its units.
+struct CancellingMoves {
+  std::vector<std::vector<UnitMove>> pairs, triples;
+};
+CancellingMoves cancelling_moves(const std::vector<size_t>& units);
+
+// `own` with every slot of each moved unit changed by its delta; empty when a
+// size would not stay positive.
+std::vector<Shape> moved_shapes(const std::vector<Shape>& own, const std::vector<std::vector<Slot>>& units,
+                                const std::vector<UnitMove>& moves);
+
 struct CompensatingMembers {
   std::vector<RuleInstance> members;
   int64_t moves = 0;     // moves there are over the tied classes
