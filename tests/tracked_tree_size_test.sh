@@ -20,7 +20,8 @@ sizes=$(git -C "$src" ls-files -s -z | tr '\0' '\n' | awk '{print $2}' |
 total=$(awk -F'\t' '{s += $1} END {print s + 0}' <<<"$sizes")
 mib=$(awk "BEGIN{printf \"%.1f\", $total / 1048576}")
 if [ "$total" -gt $((limit_mib * 1048576)) ]; then
-  largest=$(sort -t$'\t' -k1,1 -rn <<<"$sizes" | head -5 | awk -F'\t' '{printf "%s%s (%.1f MiB)", (NR > 1 ? ", " : ""), $2, $1 / 1048576}')
+  # awk reads to the end (no head): under pipefail, sort killed by SIGPIPE would fail the line (exit 141).
+  largest=$(sort -t$'\t' -k1,1 -rn <<<"$sizes" | awk -F'\t' 'NR <= 5 {printf "%s%s (%.1f MiB)", (NR > 1 ? ", " : ""), $2, $1 / 1048576}')
   echo "tracked_tree_size: FAIL: the tracked tree is $mib MiB, over $limit_mib MiB; largest: $largest (large rule databases: scripts/get-rules.sh)" >&2
   exit 1
 fi
