@@ -16,6 +16,9 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler  # runtime/formats/onnx_*: ONNX 1.12 C++ and protobuf
   python3-onnx python3-torchvision               # tests/onnx_tests.cmake, scripts/bench/onnx_torch.py
   clang-14 libclang-rt-14-dev libomp-14-dev      # build-asan: ASan+UBSan and libFuzzer (tests/fuzz/), OpenMP for clang
+  coinor-libcbc-dev                              # search/eqsat/: CBC, the ILP solver of exact extraction
+  pybind11-dev python3-pybind11 python3-pytest   # python/: the superopt Python package and its tests
+  libopenblas0-pthread python3-threadpoolctl     # scripts/bench/: PyTorch baselines with a real BLAS (not libblas3)
 )
 
 missing=()

@@ -34,6 +34,11 @@ bool matches_itself(const Graph& g, const Pattern& p) {
   std::function<void(const Match&)> visit = [&](const Match& m) {
     bool same = true;
     for (size_t v = 0; v < m.variables.size(); ++v) {
+      // A variable the source never reads stays unbound: not the rule's own occurrence.
+      if (m.variables[v].node < 0) {
+        same = false;
+        break;
+      }
       const Node& n = g.node(m.variables[v].node);
       same = same && (n.op == OpType::input || n.op == OpType::weight) && n.name.str() == p.variable_names[v];
     }
