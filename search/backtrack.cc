@@ -9,6 +9,7 @@
 
 #include "runtime/core/graph_analysis.h"
 #include "runtime/core/graph_hash.h"
+#include "runtime/cost/cost_spread.h"
 #include "search/graph_bytes.h"
 #include "search/preprocessed_hash.h"
 
@@ -93,6 +94,31 @@ class CostEstimator {
   std::vector<double> node_ms_;
 };
 
+// The `limit` cheapest graphs that entered the queue, cheapest first.
+class Cheapest {
+ public:
+  explicit Cheapest(size_t limit) : limit_(limit) {}
+  void offer(const Candidate& c) {
+    if (limit_ == 0 || (kept_.size() == limit_ && c.cost_ms >= kept_.back().cost_ms)) return;
+    auto at = std::upper_bound(kept_.begin(), kept_.end(), c.cost_ms,
+                               [](double cost, const Candidate& k) { return cost < k.cost_ms; });
+    kept_.insert(at, c);
+    if (kept_.size() > limit_) kept_.pop_back();
+  }
+  // Those that are not `best`, at most limit - 1, with their traces from `start`.
+  std::vector<Alternative> others(const Candidate& best, const std::shared_ptr<const Graph>& start) const {
+    std::vector<Alternative> out;
+    for (const Candidate& c : kept_)
+      if (c.graph != best.graph && out.size() + 1 < limit_)
+        out.push_back({c.graph, c.cost_ms, {unwind(start, c.history)}});
+    return out;
+  }
+
+ private:
+  size_t limit_;
+  std::vector<Candidate> kept_;
+};
+
 }  // namespace
 
 SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
@@ -110,6 +136,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
   // budget goes to coming back, by other steps, to work already queued.
   std::unordered_set<uint64_t> seen_runtime{preprocessed_hash(g)};
   queue.emplace(best.cost_ms, best);
+  Cheapest cheapest(size_t(std::max(limits.alternatives, 0)) + 1);  // the best may be one of them
   // Every graph that entered the queue stays in `seen`: what the search holds.
   out.held_bytes = graph_copy_bytes(g);
   while (!queue.empty() && out.explored < limits.budget && Clock::now() < limits.deadline &&
@@ -146,7 +173,9 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       auto history = std::make_shared<const StepHistory>(
           StepHistory{Step{int(&rule - rules.rules.data()), graph}, current.history});
       Candidate cand{graph, c, history};
-      if (c < best.cost_ms) best = cand;
+      // A measured model's costs are noisy: cheaper counts only beyond the noise.
+      if (cheaper_beyond_noise(c, *graph, best.cost_ms, *best.graph, cost)) best = cand;
+      cheapest.offer(cand);
       queue.emplace(c, cand);
       if (int(queue.size()) > limits.max_queue) {
         queue.erase(std::prev(queue.end()));
@@ -158,6 +187,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
   out.best = *best.graph;
   out.best_cost_ms = best.cost_ms;
   out.traces.push_back(unwind(start, best.history));
+  out.alternatives = cheapest.others(best, start);
   return out;
 }
 

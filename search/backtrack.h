@@ -26,6 +26,8 @@ struct SearchLimits {
   // The graph copies one search may hold (graph_bytes.h): at this many bytes it
   // stops exploring, as at the deadline, and keeps the best graph found.
   int64_t max_held_bytes = std::numeric_limits<int64_t>::max();
+  // Graphs kept beside the best for end-to-end timing (SearchOutcome::alternatives).
+  int alternatives = 3;
 };
 
 // One rule application on the way to a search's best graph. The graph after it
@@ -50,6 +52,14 @@ struct StepHistory {
 };
 Trace unwind(std::shared_ptr<const Graph> start, const std::shared_ptr<const StepHistory>& h);
 
+// A graph the search reached beside its best, and how: what end-to-end
+// acceptance (search/end_to_end.h) times beside the best.
+struct Alternative {
+  std::shared_ptr<const Graph> graph;
+  double cost_ms = 0;
+  std::vector<Trace> traces;  // as SearchOutcome::traces
+};
+
 struct SearchOutcome {
   Graph best;
   double start_cost_ms = 0;
@@ -64,6 +74,12 @@ struct SearchOutcome {
   int64_t widest_level = 0;
   bool memory_full = false;  // the graph copies held reached max_held_bytes: it stopped there
   int64_t held_bytes = 0;    // the most graph copies one search held, in bytes (graph_bytes.h)
+  // The cheapest other graphs that entered the queue (at most
+  // SearchLimits::alternatives), cheapest first, distinct from the best and
+  // from each other. With a measured cost model the best replaces the start
+  // only when cheaper beyond the noise (runtime/cost/cost_spread.h): graphs
+  // cheaper within the noise are among these, for the end-to-end timing.
+  std::vector<Alternative> alternatives;
 };
 
 // The rules applied along the traces, in order (indices into RuleIndex::rules).

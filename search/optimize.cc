@@ -91,6 +91,7 @@ search::SearchLimits search_limits(const SearchOptions& options) {
   }
   limits.deadline = deadline(options);
   limits.max_held_bytes = memory_budget_bytes();  // the search's graph copies (graph_bytes.h)
+  limits.alternatives = options.alternatives;
   return limits;
 }
 
@@ -140,6 +141,21 @@ std::map<std::string, int> net_rules_applied(const RuleIndex& index, const std::
   return out;
 }
 
+// The search's alternatives, folded as its best graph is.
+std::vector<AlternativeGraph> folded_alternatives(const RuleIndex& index,
+                                                  const std::vector<search::Alternative>& found) {
+  std::vector<AlternativeGraph> out;
+  for (const search::Alternative& a : found) {
+    search::Folded folded = search::fold_precomputed(*a.graph);
+    AlternativeGraph alt{std::move(folded.graph), a.cost_ms, {}, {}, folded.operators};
+    std::vector<int> applied = search::applied_rules(a.traces);
+    for (int r : applied) alt.rule_sequence.push_back(index.rules[r].label);
+    alt.rules_applied = net_rules_applied(index, applied);
+    out.push_back(std::move(alt));
+  }
+  return out;
+}
+
 // One search with the rules of `index`, then folding: fills the result's
 // graph, costs and rules applied (check and suspects untouched) and returns the
 // traces of its best graph.
@@ -165,6 +181,7 @@ std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, C
   result.folded_operators = folded.operators;
   result.precomputed_operators = count_precomputed(result.graph);
   result.phase_seconds.split += outcome.split_seconds;
+  result.alternatives = folded_alternatives(index, outcome.search.alternatives);
   result.phase_seconds.search += seconds_since(start) - outcome.split_seconds;
   return std::move(outcome.search.traces);
 }
@@ -181,6 +198,7 @@ void keep_input_unchecked(const Graph& g, OptimizeResult& result) {
   result.folded_operators = 0;
   result.precomputed_operators = count_precomputed(g);
   result.check.passed = true;  // what is returned is the input itself
+  result.alternatives.clear();
   result.check.note += ": the input graph is the result, unchanged";
 }
 
@@ -270,6 +288,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
     result.phase_seconds.check += seconds_since(check_start);
     if (!broken) {  // out of rounds, or no single application to blame (folding, rounding piling up)
       result.graph = g;
+      result.alternatives.clear();
       break;
     }
     const DirectedRule& suspect = index.rules[broken->rule];

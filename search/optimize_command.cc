@@ -27,6 +27,7 @@
 #include "runtime/formats/model_file.h"
 #include "runtime/models/model_zoo.h"
 #include "runtime/rewrite/derivation.h"
+#include "search/end_to_end.h"
 #include "search/search.h"
 
 namespace superopt {
@@ -40,7 +41,7 @@ constexpr const char* kUsage =
     "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
     "[--search backtracking|pruning|dpp|sampling|exhaustive] [--max-length 10] [--sample-size 20] [--eta 1] "
-    "[--input-shape NAME=DIMS]";
+    "[--input-shape NAME=DIMS] [--e2e-rounds 5]";
 
 struct OptimizeArgs {
   std::string model, rules, cost = "analytic:h100", out, search = "backtracking";
@@ -48,6 +49,7 @@ struct OptimizeArgs {
   SearchOptions options;
   bool json = false;
   bool mark_suspects = false;  // write suspects back to the database as unknown
+  int e2e_rounds = -1;         // --e2e-rounds (search/end_to_end.h); -1: not given
 };
 
 // --mark-suspects rewrites the database through a temporary file beside it:
@@ -106,7 +108,10 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
                                    "K: longest substitution sequence (OCGGS searches; default 10)")(
       "sample-size", cli::positive(&o.sample_size, "--sample-size"),
       "Q: sequences sampling keeps per length (default 20)")(
-      "eta", cli::positive(&o.eta, "--eta"), "successive cost increases sampling allows (default 1)");
+      "eta", cli::positive(&o.eta, "--eta"), "successive cost increases sampling allows (default 1)")(
+      "e2e-rounds", cli::non_negative(&a.e2e_rounds, "--e2e-rounds"),
+      "with CPU costs: time the input and the best graphs end to end in N interleaved rounds and return "
+      "the fastest, never one slower than the input (default 5; 0: off)");
   cli::add_model_options(options, a.input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
@@ -290,6 +295,7 @@ int optimize_command(const std::vector<std::string>& args) {
   RuleDatabase db = RuleDatabase::read(a->rules);
   check_opset(db, model, a->rules);
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
+  const int e2e_rounds = end_to_end_rounds(a->e2e_rounds, end_to_end_threads(a->cost), a->cost);
   // The time limit counts from the start (SearchOptions::started), so loading counts too.
   const double load_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - a->options.started).count();
@@ -297,11 +303,22 @@ int optimize_command(const std::vector<std::string>& args) {
   r.phase_seconds.load = load_seconds;
   const bool marked = a->mark_suspects && !r.suspect_rules.empty();
   if (marked) mark_suspects(db, r.suspect_rules, a->model, a->rules);
+  std::optional<EndToEndDecision> e2e;  // only what passed the check is timed
+  if (e2e_rounds > 0 && r.check.passed) {
+    EndToEndOptions e2e_options;
+    e2e_options.rounds = e2e_rounds;
+    e2e_options.threads = *end_to_end_threads(a->cost);
+    e2e = accept_end_to_end(model, r, a->options, e2e_options);
+  }
   int operators = model.num_operators();
-  if (a->json)
-    std::cout << result_json(*a, r, *cost, operators, marked).dump(2) << "\n";
-  else
+  if (a->json) {
+    Json j = result_json(*a, r, *cost, operators, marked);
+    j["end_to_end"] = e2e ? end_to_end_json(*e2e) : Json();
+    std::cout << j.dump(2) << "\n";
+  } else {
     print_text(*a, r, *cost, operators, marked);
+    if (e2e) std::cout << end_to_end_text(*e2e);
+  }
   if (r.memory_full)
     std::cerr << "superopt: the search's graph copies reached the memory budget of "
               << bytes_text(memory_budget_bytes())

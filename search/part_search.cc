@@ -161,6 +161,24 @@ std::vector<std::vector<NodeId>> seam_windows(const Graph& g, const std::vector<
   return windows;
 }
 
+// The alternatives of a split search are whole graphs: the polish pass's,
+// after the parts' and seams' applications (`prefix`), and the stitched graph
+// it started from when it moved away from it.
+std::vector<Alternative> whole_graph_alternatives(const std::vector<Trace>& prefix, const Graph& stitched,
+                                                  const SearchOutcome& polish) {
+  std::vector<Alternative> out;
+  for (const Alternative& a : polish.alternatives) {
+    Alternative whole{a.graph, a.cost_ms, prefix};
+    whole.traces.insert(whole.traces.end(), a.traces.begin(), a.traces.end());
+    out.push_back(std::move(whole));
+  }
+  bool moved = false;
+  for (const Trace& t : polish.traces) moved |= !t.steps.empty();
+  if (moved && !prefix.empty())
+    out.push_back({std::make_shared<const Graph>(stitched), polish.start_cost_ms, prefix});
+  return out;
+}
+
 }  // namespace
 
 SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
@@ -223,6 +241,7 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
     polish.finished = false;
   }
   out.search.explored += polish.explored;
+  out.search.alternatives = whole_graph_alternatives(out.search.traces, result, polish);
   out.search.traces.insert(out.search.traces.end(), polish.traces.begin(), polish.traces.end());
   out.search.best_cost_ms = polish.best_cost_ms;
   out.search.finished = first.finished && second.finished && polish.finished;

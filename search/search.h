@@ -56,6 +56,8 @@ struct SearchOptions {
   // When the check fails: rules dropped as suspects, one per new search, before
   // giving up (0: give up at once).
   int max_suspects = 3;
+  // Graphs the backtracking search keeps beside its best (OptimizeResult::alternatives).
+  int alternatives = 3;
 };
 
 struct NumericalCheck {
@@ -88,6 +90,17 @@ struct PhaseSeconds {
   double check = 0;
 };
 
+// A graph the search reached beside its result (folded like it), for the
+// end-to-end timing of search/end_to_end.h. Not checked numerically: whoever
+// returns one checks it first.
+struct AlternativeGraph {
+  Graph graph;
+  double cost_ms = 0;
+  std::vector<std::string> rule_sequence;
+  std::map<std::string, int> rules_applied;
+  int folded_operators = 0;
+};
+
 struct OptimizeResult {
   Graph graph;
   double cost_before_ms = 0;
@@ -116,6 +129,10 @@ struct OptimizeResult {
   std::vector<SuspectRule> suspect_rules;  // in the order found
   int rounds = 1;                          // searches run: one, plus one per suspect dropped
   PhaseSeconds phase_seconds;              // load is the caller's to fill
+  // The backtracking search's other cheapest graphs, cheapest first (empty for
+  // the OCGGS searches, and when the result is the input for want of time or of
+  // a suspect to drop).
+  std::vector<AlternativeGraph> alternatives;
 };
 
 // Optimizes g with the rules (only verified ones unless allow_unverified).

@@ -37,6 +37,12 @@ class CostModel {
   // A graph whose peak memory exceeds this costs infinity (MetaFlow's memory
   // limit); no limit by default.
   virtual int64_t memory_limit_bytes() const { return std::numeric_limits<int64_t>::max(); }
+  // The noise of node_cost_ms, in milliseconds: the interquartile range of
+  // the timed runs behind a measured cost (cost_spread.h); 0 for a model that
+  // computes its costs (analytic) rather than measuring them.
+  virtual double node_spread_ms(const Graph& /*g*/, NodeId /*id*/) { return 0; }
+  // Whether node_spread_ms can be other than 0 (the search skips the noise otherwise).
+  virtual bool measures() const { return false; }
 };
 
 // Sum of node_cost_ms over the graph's nodes, or infinity when the graph's

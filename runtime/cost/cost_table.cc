@@ -14,7 +14,7 @@ namespace {
 // The entries as columns, in signature order.
 struct CostColumns {
   std::vector<std::string> signature, algorithm;
-  std::vector<double> cost_ms;
+  std::vector<double> cost_ms, spread_ms;
   std::vector<int32_t> repeats;
 };
 
@@ -37,6 +37,8 @@ void write_table(const hdf5::Writer& w, const CostTableInfo& info, const CostCol
            "median milliseconds of one run");
   w.column(root, "algorithm", c.algorithm, "algorithm the library chose, or empty");
   w.column(root, "repeats", H5T_STD_I32LE, H5T_NATIVE_INT32, n, c.repeats.data(), "timed runs");
+  w.column(root, "spread_ms", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, n, c.spread_ms.data(),
+           "interquartile range of the timed runs in milliseconds (-1: not recorded)");
 }
 
 CostTableInfo read_info(const hdf5::Reader& r) {
@@ -73,6 +75,12 @@ CostColumns read_columns(const hdf5::Reader& r) {
   r.expect_length(algorithm, c.algorithm.size(), signature.name, n);
   c.repeats = r.numbers<int32_t>(repeats, H5T_NATIVE_INT32, true);
   r.expect_length(repeats, c.repeats.size(), signature.name, n);
+  c.spread_ms.assign(n, CostEntry::kSpreadNotRecorded);  // tables written before the column
+  if (H5Lexists(r.file(), "spread_ms", H5P_DEFAULT) > 0) {
+    hdf5::Item spread = item("spread_ms");
+    c.spread_ms = r.numbers<double>(spread, H5T_NATIVE_DOUBLE, false);
+    r.expect_length(spread, c.spread_ms.size(), signature.name, n);
+  }
   return c;
 }
 
@@ -89,7 +97,10 @@ CostTable CostTable::read(const std::string& path) {
     if (!std::isfinite(c.cost_ms[k]) || c.cost_ms[k] < 0)
       r.fail(where + "cost_ms " + std::to_string(c.cost_ms[k]) + " is not a time");
     if (table.lookup(c.signature[k])) r.fail(where + "signature listed twice");
-    table.insert(c.signature[k], {c.cost_ms[k], c.algorithm[k], c.repeats[k]});
+    if (!std::isfinite(c.spread_ms[k]) ||
+        (c.spread_ms[k] < 0 && c.spread_ms[k] != CostEntry::kSpreadNotRecorded))
+      r.fail(where + "spread_ms " + std::to_string(c.spread_ms[k]) + " is not a spread (0 or more, or -1)");
+    table.insert(c.signature[k], {c.cost_ms[k], c.algorithm[k], c.repeats[k], c.spread_ms[k]});
   }
   return table;
 }
@@ -101,6 +112,7 @@ void CostTable::write(const std::string& path) const {
     c.cost_ms.push_back(entry.cost_ms);
     c.algorithm.push_back(entry.algorithm);
     c.repeats.push_back(entry.repeats);
+    c.spread_ms.push_back(entry.spread_ms);
   }
   hdf5::write_atomically(path, [&](const hdf5::Writer& w) { write_table(w, info, c); });
 }

@@ -13,7 +13,8 @@ inline constexpr std::string_view kCostTableFormat = "superopt-costs";
 inline constexpr int kCostTableFormatVersion = 1;
 
 // File layout (readable by h5dump and h5py):
-//   root attributes: format = "superopt-costs", format_version = 1,
+//   root attributes: format = "superopt-costs", format_version = 1 (spread_ms
+//     came later without a new version: version-1 readers ignore it),
 //     description, device_kind ("cuda" or "cpu"; absent in older tables: cuda),
 //     device (e.g. "NVIDIA H100 80GB HBM3", or the CPU model), driver, cudnn,
 //     cublas (GPU library versions as text), onednn (the oneDNN version) and
@@ -23,11 +24,17 @@ inline constexpr int kCostTableFormatVersion = 1;
 //   root datasets, element K of each describing entry K, sorted by signature:
 //     signature (strings), cost_ms (float64, the median of the repeats),
 //     algorithm (strings: the cuDNN/cuBLAS algorithm chosen, or ""),
-//     repeats (int32: timed runs behind the median)
+//     repeats (int32: timed runs behind the median),
+//     spread_ms (float64: the interquartile range of the repeats; -1 where not
+//     recorded; absent in older tables, which read as -1)
 struct CostEntry {
   double cost_ms = 0;
   std::string algorithm;
   int32_t repeats = 0;
+  // The noise of cost_ms: p75 - p25 of the repeats, or kSpreadNotRecorded.
+  double spread_ms = kSpreadNotRecorded;
+  static constexpr double kSpreadNotRecorded = -1;
+  bool spread_recorded() const { return spread_ms >= 0; }
 };
 
 struct CostTableInfo {

@@ -4,6 +4,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/analytic_cost.h"
+#include "runtime/cost/cost_spread.h"
 #include "runtime/cost/cost_table.h"
 
 namespace superopt {
@@ -22,6 +23,13 @@ class TableCostModel : public CostModel {
     ++fallbacks_;
     return fallback_.node_cost_ms(g, id);
   }
+  // Signatures the table lacks come from the roofline: no measurement, no noise.
+  double node_spread_ms(const Graph& g, NodeId id) override {
+    if (runs_no_kernel(g, id)) return 0;
+    const CostEntry* entry = table_.lookup(op_signature(g, id));
+    return entry ? entry_spread_ms(*entry) : 0;
+  }
+  bool measures() const override { return true; }
   std::string name() const override { return name_; }
   int64_t fallbacks() const override { return fallbacks_; }
   int64_t memory_limit_bytes() const override { return fallback_.memory_limit_bytes(); }

@@ -30,6 +30,8 @@ class LiveCostModel : public CostModel {
     model_->preload(table);
   }
   double node_cost_ms(const Graph& g, NodeId id) override { return model_->node_cost_ms(g, id); }
+  double node_spread_ms(const Graph& g, NodeId id) override { return model_->node_spread_ms(g, id); }
+  bool measures() const override { return model_->measures(); }
   std::string name() const override { return model_->name(); }
 
  private:

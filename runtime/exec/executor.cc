@@ -4,6 +4,7 @@
 #include "runtime/exec/executor.h"
 
 #include "runtime/core/error.h"
+#include "runtime/cost/cost_spread.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/cpu/cpu_executor.h"
 #include "runtime/exec/cuda/gpu_runtime.h"
@@ -22,6 +23,10 @@ RunReport to_report(const GpuRunReport& g) {
   r.median_ms = g.median_ms;
   r.p10_ms = g.p10_ms;
   r.p90_ms = g.p90_ms;
+  r.p25_ms = g.p25_ms;
+  r.p75_ms = g.p75_ms;
+  r.min_ms = g.min_ms;
+  r.max_ms = g.max_ms;
   r.repeats = g.repeats;
   r.checked = g.checked;
   r.output_error = g.output_error;
@@ -40,6 +45,12 @@ class GpuModelAdapter : public MeasuredCostModel {
  public:
   explicit GpuModelAdapter(std::unique_ptr<GpuCostModel> model) : model_(std::move(model)) {}
   double node_cost_ms(const Graph& g, NodeId id) override { return model_->node_cost_ms(g, id); }
+  double node_spread_ms(const Graph& g, NodeId id) override {
+    if (node_cost_ms(g, id) == 0) return 0;  // measures the signature if new
+    const CostEntry* entry = model_->measured().lookup(op_signature(g, id));
+    return entry ? entry_spread_ms(*entry) : 0;
+  }
+  bool measures() const override { return true; }
   std::string name() const override { return model_->name(); }
   const CostTable& measured() const override { return model_->measured(); }
   void preload(const CostTable&) override { throw Error("cost model gpu: cannot start from a table"); }
@@ -86,6 +97,14 @@ std::string_view device_kind_name(DeviceKind kind) {
 std::unique_ptr<Executor> make_executor(DeviceKind kind, const ExecOptions& options) {
   if (kind == DeviceKind::cpu) return make_cpu_executor(options);
   return std::make_unique<CudaExecutor>(options);
+}
+
+std::vector<std::vector<double>> Executor::time_interleaved(std::span<const Graph> graphs, int rounds) {
+  std::vector<std::vector<double>> medians(graphs.size());
+  for (int round = 0; round < rounds; ++round)
+    for (size_t k = 0; k < graphs.size(); ++k)
+      medians[k].push_back(run_graph(graphs[k], false, false).median_ms);
+  return medians;
 }
 
 int cpu_cores() {

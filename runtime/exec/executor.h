@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/core/graph.h"
 #include "runtime/cost/cost_model.h"
@@ -36,6 +37,8 @@ struct RunReport {
   int launches = 0;  // kernels or primitives per run (views and folded weights excluded)
   int reorders = 0;  // of those, format conversions between operators (cpu; 0 on cuda)
   double median_ms = 0, p10_ms = 0, p90_ms = 0;
+  // The spread of the timed runs: quartiles and extremes (0 where not measured).
+  double p25_ms = 0, p75_ms = 0, min_ms = 0, max_ms = 0;
   int repeats = 0;
   // check: relative errors max|got - ref| / max|ref| against the CPU reference in double.
   bool checked = false;
@@ -75,6 +78,12 @@ class Executor {
                       const std::function<void(const std::string&, const CostEntry&)>& on_measured) = 0;
   // The live cost model on this device (fewer repeats than `measure`).
   virtual std::unique_ptr<MeasuredCostModel> cost_model() = 0;
+  // Times the graphs end to end, interleaved so that a machine getting busier
+  // or quieter touches all alike: `rounds` rounds, each running every graph in
+  // turn (one untimed run, then options.repeats timed ones, of which the
+  // median counts). Returns each graph's round medians, in the order given.
+  // This default loads a graph anew for every round; the CPU loads each once.
+  virtual std::vector<std::vector<double>> time_interleaved(std::span<const Graph> graphs, int rounds);
 };
 
 // Throws a one-line Error when the device cannot be used ("no CUDA device (...)",

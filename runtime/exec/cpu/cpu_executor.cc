@@ -3,6 +3,7 @@
 #include "runtime/exec/cpu/cpu_executor.h"
 
 #include "runtime/core/graph_analysis.h"
+#include "runtime/cost/cost_spread.h"
 #include "runtime/exec/cpu/cpu_check.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/cpu/cpu_graph.h"
@@ -36,6 +37,12 @@ class CpuCostModel : public MeasuredCostModel {
     table_.insert(signature, entry);
     return entry.cost_ms;
   }
+  double node_spread_ms(const Graph& g, NodeId id) override {
+    if (node_cost_ms(g, id) == 0) return 0;  // measures the signature if new
+    const CostEntry* entry = table_.lookup(op_signature(g, id));
+    return entry ? entry_spread_ms(*entry) : 0;
+  }
+  bool measures() const override { return true; }
   std::string name() const override { return name_; }
   const CostTable& measured() const override { return table_; }
   void preload(const CostTable& table) override {
@@ -66,9 +73,14 @@ class CpuExecutor : public Executor {
     std::vector<double> times =
         cpu::time_runs_ms(std::max(options_.warmup, 1), options_.repeats, [&](int) { graph.run(); });
     r.repeats = options_.repeats;
-    r.median_ms = median_ms(times);
+    const TimingSpread spread = timing_spread(times);
+    r.median_ms = spread.median_ms;
     r.p10_ms = quantile_ms(times, 0.1);
     r.p90_ms = quantile_ms(times, 0.9);
+    r.p25_ms = spread.p25_ms;
+    r.p75_ms = spread.p75_ms;
+    r.min_ms = spread.min_ms;
+    r.max_ms = spread.max_ms;
     if (check) {
       cpu::CpuCheck c = cpu::check_against_reference(g, graph, options_.seed);
       r.checked = true;
@@ -88,6 +100,18 @@ class CpuExecutor : public Executor {
       r.op_summed = true;
     }
     return r;
+  }
+
+  // Each graph loaded once (weights folded, primitives made), then the rounds.
+  std::vector<std::vector<double>> time_interleaved(std::span<const Graph> graphs, int rounds) override {
+    std::vector<std::unique_ptr<cpu::CpuGraph>> loaded;
+    for (const Graph& g : graphs) loaded.push_back(std::make_unique<cpu::CpuGraph>(cache_, g, options_.seed));
+    std::vector<std::vector<double>> medians(graphs.size());
+    for (int round = 0; round < rounds; ++round)
+      for (size_t k = 0; k < loaded.size(); ++k)
+        medians[k].push_back(
+            median_ms(cpu::time_runs_ms(1, options_.repeats, [&](int) { loaded[k]->run(); })));
+    return medians;
   }
 
   int measure(std::span<const Graph> graphs, CostTable& table,

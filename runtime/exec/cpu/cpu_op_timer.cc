@@ -101,7 +101,9 @@ CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std:
     stream().wait();
   };
   CostEntry entry;
-  entry.cost_ms = median_ms(time_runs_ms(std::max(warmup, 1), repeats, run));
+  const TimingSpread spread = timing_spread(time_runs_ms(std::max(warmup, 1), repeats, run));
+  entry.cost_ms = spread.median_ms;
+  entry.spread_ms = spread.iqr_ms();
   entry.algorithm = k.algorithm;
   entry.repeats = repeats;
   return entry;

@@ -12,7 +12,8 @@
 
 namespace superopt::cpu {
 
-// Median of `repeats` timed runs after `warmup` untimed ones. The operator's
+// Median of `repeats` timed runs after `warmup` untimed ones, and their
+// interquartile range (the entry's spread_ms). The operator's
 // primitives run as the executor runs them; inputs arrive in the formats the
 // primitive asks for (the reorders a graph may need before it are not part of
 // the operator). Inputs hold uniform values in [0.5, 1.5) (positive, so

@@ -108,6 +108,10 @@ GpuRunReport gpu_run_graph(const Graph& g, const GpuOptions& options, bool check
   report.median_ms = cuda::median_ms(times);
   report.p10_ms = cuda::quantile_ms(times, 0.1);
   report.p90_ms = cuda::quantile_ms(times, 0.9);
+  report.p25_ms = cuda::quantile_ms(times, 0.25);
+  report.p75_ms = cuda::quantile_ms(times, 0.75);
+  report.min_ms = cuda::quantile_ms(times, 0);
+  report.max_ms = cuda::quantile_ms(times, 1);
   if (check) check_outputs(g, gpu, options.seed, report);
   if (op_sum) {
     CostTable costs;

@@ -29,6 +29,7 @@ struct GpuRunReport {
   std::string device;
   int launches = 0;  // kernels or library calls per run (views and folded weights excluded)
   double median_ms = 0, p10_ms = 0, p90_ms = 0;
+  double p25_ms = 0, p75_ms = 0, min_ms = 0, max_ms = 0;  // the spread of the timed runs
   int repeats = 0;
   // check: relative errors max|gpu - ref| / max|ref| against the CPU reference in double.
   bool checked = false;

@@ -69,6 +69,7 @@ CostEntry measure_node(GpuContext& ctx, const Graph& g, NodeId id, const std::st
       },
       signature);
   entry.cost_ms = median_ms(times);
+  entry.spread_ms = quantile_ms(times, 0.75) - quantile_ms(times, 0.25);
   entry.repeats = repeats;
   return entry;
 }
