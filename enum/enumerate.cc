@@ -25,6 +25,7 @@
 #include "enum/shard_exchange.h"
 #include "runtime/core/error.h"
 #include "runtime/core/hashing.h"
+#include "runtime/core/writer_lock.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
 
@@ -190,6 +191,8 @@ RuleSetInfo rule_set_info(const Opset& opset, const EnumerateOptions& o, const E
 void write_database(const std::vector<CandidateRule>& rules, const Opset& opset, const EnumerateOptions& o,
                     const EnumerateSummary& summary) {
   PhaseProgress progress("write", "rules", true);
+  // A database replaced (--force) waits for a verify or derive writing it.
+  std::unique_ptr<WriterLock> lock = lock_existing(o.out_path);
   write_rule_database(
       o.out_path, rule_set_info(opset, o, summary), rules.size(),
       [&](size_t k, Rule& rule) {

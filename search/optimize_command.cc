@@ -22,6 +22,7 @@
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/graph_hash.h"
 #include "runtime/core/memory_budget.h"
+#include "runtime/core/writer_lock.h"
 #include "runtime/exec/cost_models.h"
 #include "runtime/formats/graph_json.h"
 #include "runtime/formats/model_file.h"
@@ -161,11 +162,19 @@ std::string hex_hash(const Graph& g) {
 
 // Suspects become `unknown`, the status of rules the verifier could not decide:
 // the optimizer no longer uses them and `superopt verify` decides them again.
-// The note says why. The database is rewritten in place, atomically.
-void mark_suspects(RuleDatabase& db, const std::vector<SuspectRule>& suspects, const std::string& model,
-                   const std::string& path) {
+// The note says why. The database is read again under the writer's lock
+// (a verify or derive may have written it since the search read it, and
+// their work is kept) and rewritten in place, atomically.
+void mark_suspects(const RuleDatabase& searched, const std::vector<SuspectRule>& suspects,
+                   const std::string& model, const std::string& path) {
+  WriterLock lock(path);
+  RuleDatabase db = RuleDatabase::read(path);
   for (const SuspectRule& s : suspects) {
-    Rule& rule = db.rules.at(size_t(s.id));
+    const size_t k = size_t(s.id);
+    if (db.rules.size() != searched.rules.size() ||
+        db.rules.at(k).fingerprint != searched.rules.at(k).fingerprint)
+      throw Error(path + " was replaced by another database while optimize ran: suspects not marked");
+    Rule& rule = db.rules[k];
     rule.note = "suspect: " + std::string(rule_status_name(rule.status)) + " until superopt optimize " +
                 model + " found that applying [" + s.label + "] changes the outputs (max relative error " +
                 std::to_string(s.max_relative_error) + ")";

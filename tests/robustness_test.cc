@@ -20,6 +20,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/core/memory_budget.h"
+#include "runtime/core/regular_file.h"
 #include "tests/temp_dir.h"
 
 namespace superopt {
@@ -187,6 +188,31 @@ TEST_CASE("evaluation is refused from shapes when its tensors exceed the budget"
   CHECK_NOTHROW(check_evaluation_memory(g, sizeof(double)));
   set_memory_budget(before);
   CHECK(default_memory_budget_bytes() > 0);
+}
+
+}  // namespace
+}  // namespace superopt
+
+namespace superopt {
+namespace {
+
+TEST_CASE("input files are regular files within a size limit: a FIFO or /dev/zero is one line, not a hang",
+          "[regular_file]") {
+  test::TempDir dir;
+  const std::string fifo = dir.file("model.json");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(read_regular_file(fifo, 1024, "a graph"),
+                    Catch::Matchers::Equals("cannot open " + fifo + ": not a regular file (a FIFO)"));
+  CHECK_THROWS_WITH(
+      read_regular_file("/dev/zero", 1024, "a graph"),
+      Catch::Matchers::Equals("cannot open /dev/zero: not a regular file (a character device)"));
+  CHECK_THROWS_WITH(read_regular_file(dir.path.string(), 1024, "a graph"),
+                    Catch::Matchers::Contains("is a directory"));
+  const std::string big = dir.file("big.json");
+  write_file_atomically(big, std::string(2048, ' '));
+  CHECK_THROWS_WITH(read_regular_file(big, 1024, "a graph"),
+                    Catch::Matchers::Equals(big + ": 2048 bytes, over the limit of 1024 bytes for a graph"));
+  CHECK(read_regular_file(big, 2048, "a graph").size() == 2048);
 }
 
 }  // namespace

@@ -149,3 +149,11 @@ add_test(NAME special_output_targets
                  ${CMAKE_CURRENT_BINARY_DIR}/special_output)
 set_tests_properties(special_output_targets PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
                      "special_output_test: ok" FAIL_REGULAR_EXPRESSION "special_output_test: FAIL")
+
+# One writer of a database at a time (issue 37, item 4): verify waits for a lock
+# another process holds, says so in one line, and leaves no lock file.
+add_test(NAME writer_lock_cli
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/writer_lock_cli_test.sh $<TARGET_FILE:superopt> ${superopt_rules}
+                 ${CMAKE_CURRENT_BINARY_DIR}/writer_lock_cli)
+set_tests_properties(writer_lock_cli PROPERTIES TIMEOUT 120 FIXTURES_REQUIRED rule_db
+                     PASS_REGULAR_EXPRESSION "writer_lock_cli_test: ok" FAIL_REGULAR_EXPRESSION "writer_lock_cli_test: FAIL")

@@ -10,6 +10,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/error.h"
+#include "runtime/core/writer_lock.h"
 #include "runtime/mpi/mpi_world.h"
 #include "verify/derive.h"
 #include "verify/progress_saver.h"
@@ -90,6 +91,12 @@ int derive_command(const std::vector<std::string>& args) {
     if (!vm) return cli::kExitOk;
     const std::string path = (*vm)["database"].as<std::string>();
     RuleDatabase db;
+    // Rank 0 writes: it holds the writer's lock from before any rank reads
+    // until the last write (the collective orders the two).
+    std::unique_ptr<WriterLock> lock;
+    world.on_all_ranks([&] {
+      if (world.rank() == 0) lock = lock_existing(path);
+    });
     world.on_all_ranks([&] { db = RuleDatabase::read(path); });
     // Rank 0 saves progress as results come in: a killed run keeps what it
     // derived, and a new run goes on from there.

@@ -7,6 +7,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/data_dir.h"
+#include "runtime/core/writer_lock.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/mpi/mpi_world.h"
 #include "verify/axiom_set.h"
@@ -64,8 +65,9 @@ void print_text(const VerifySummary& s, const std::string& path) {
       (long long)s.recheck.checked, s.recheck_seconds, (long long)s.recheck.refuted,
       (long long)s.recheck.invalidated);
   if (s.redecided_without_family > 0)
-    std::printf("decided again %lld proven rules stored without a size family (a file from before families)\n",
-                (long long)s.redecided_without_family);
+    std::printf(
+        "decided again %lld proven rules stored without a size family (a file from before families)\n",
+        (long long)s.redecided_without_family);
 }
 
 }  // namespace
@@ -112,6 +114,12 @@ int verify_command(const std::vector<std::string>& args) {
     o.revalidate = vm->count("revalidate");
     RuleDatabase db;
     verify::AxiomSet axioms;
+    // Rank 0 writes: it holds the writer's lock from before any rank reads
+    // until the last write (the collective below orders the two).
+    std::unique_ptr<WriterLock> lock;
+    world.on_all_ranks([&] {
+      if (world.rank() == 0) lock = lock_existing(o.save_path);
+    });
     world.on_all_ranks([&] {
       db = RuleDatabase::read(o.save_path);
       axioms = verify::read_axiom_file((*vm)["axioms"].as<std::string>());

@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <set>
@@ -16,6 +14,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/nesting_limit.h"
+#include "runtime/core/regular_file.h"
 
 namespace superopt::json {
 namespace {
@@ -307,13 +306,7 @@ Json float_json(float f) {
 }
 
 std::string read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw_error("cannot open " + path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_error("cannot open " + path + ": " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw_error("cannot read " + path + ": " + std::strerror(errno));
-  return text;
+  return read_regular_file(path, kMaxTextFileBytes, "a text file");
 }
 
 }  // namespace superopt::json
