@@ -105,8 +105,20 @@ Graph every_operator_graph() {
   OpParams axes;
   axes.axes = 0b1100;
   NodeId rm = g.add(OpType::reduce_mean, {{sl}}, axes, "mean");
+  // The torchvision zoo's (issue 36).
+  OpParams ln;
+  ln.axis = 2;
+  ln.epsilon = 1e-6f;
+  NodeId lw = g.add_weight("ln_w", {5});
+  NodeId lnorm = g.add(OpType::layer_norm, {{m}, {lw}, {lw}}, ln, "layer_norm");
+  NodeId act = g.add(OpType::hardsigmoid, {{lnorm}}, {}, "hardsigmoid");
+  act = g.add(OpType::hardswish, {{act}}, {}, "hardswish");
+  act = g.add(OpType::silu, {{act}}, {}, "silu");
+  act = g.add(OpType::gelu, {{act}}, {}, "gelu");
+  NodeId ex = g.add(OpType::expand, {{act}}, shape_params({4, 2, 3, 5}), "expand");
+  NodeId rz = g.add(OpType::resize, {{ex}}, shape_params({4, 2, 7, 2}), "resize");
   for (TensorRef out : std::initializer_list<TensorRef>{
-           {c}, {e}, {cp}, {sg}, {sp, 1}, {norm}, {op}, {sp, 1}, {mg}, {div}, {sq}, {cl2}, {rm}})
+           {c}, {e}, {cp}, {sg}, {sp, 1}, {norm}, {op}, {sp, 1}, {mg}, {div}, {sq}, {cl2}, {rm}, {rz}})
     g.add_output(out);
   return g;
 }
@@ -329,8 +341,9 @@ TEST_CASE("json: malformed references and graphs", "[json]") {
   require_error("shape_mismatch.json",
                 "nodes[2] (\"mm\"): matmul: inner dimensions differ (inputs 2x4, 3x4)");
   require_error("split_without_concat.json", "nodes[0] (\"sp\"): split: no concatenation on axis 1 to undo");
-  require_error("huge_dimension.json",
-                "inputs[0] (\"x\"): shape: dimension 2147483648 is over the limit of 2147483647 (a 32-bit integer)");
+  require_error(
+      "huge_dimension.json",
+      "inputs[0] (\"x\"): shape: dimension 2147483648 is over the limit of 2147483647 (a 32-bit integer)");
 }
 
 TEST_CASE("json: every malformed file is covered by a test", "[json]") {

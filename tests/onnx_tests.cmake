@@ -75,3 +75,10 @@ foreach(mode preserve fold)
                    --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5 --time-limit 10 --out ${onnx_out}/torch_${mode})
   set_tests_properties(onnx_torch_${mode} PROPERTIES LABELS onnx TIMEOUT 600 FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
+
+# The zoo's operators (issue 36): each imported from a small ONNX model written at
+# test time, against PyTorch in float64, on the CPU executor with --check, and
+# through an export round trip (tests/onnx_zoo_ops_test.py; a few seconds).
+add_test(NAME onnx_zoo_ops
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/onnx_zoo_ops_test.py ${superopt_bin} ${onnx_out}/zoo_ops)
+set_tests_properties(onnx_zoo_ops PROPERTIES LABELS onnx TIMEOUT 300 PASS_REGULAR_EXPRESSION "onnx_zoo_ops_test: ok")

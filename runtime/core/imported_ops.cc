@@ -1,5 +1,5 @@
-// Shape inference of pad, slice and reduce_mean. Split trees survive only along
-// the dimensions an operator leaves alone.
+// Shape inference of pad, slice, reduce_mean, layer_norm, expand and resize. Split
+// trees survive only along the dimensions an operator leaves alone.
 #include "runtime/core/imported_ops.h"
 
 #include <limits>
@@ -52,6 +52,46 @@ bool infer_reduce_mean(const OpParams& p, std::span<const TensorDesc* const> in,
   return true;
 }
 
+// Scale and bias have the normalized dimensions' shape (ONNX allows them
+// unidirectionally broadcast; the importer gives them that shape).
+bool infer_layer_norm(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out,
+                      ShapeCheck& c) {
+  const Shape& x = in[0]->shape;
+  if (p.axis < 0 || p.axis >= x.rank())
+    return fail(c, "axis " + std::to_string(p.axis) + " out of range for rank " + std::to_string(x.rank()));
+  Shape normalized;
+  for (int i = p.axis; i < x.rank(); ++i) normalized.push_back(x[i]);
+  if (in[1]->shape != normalized || in[2]->shape != normalized)
+    return fail(c, "scale and bias must have shape " + normalized.str());
+  out = *in[0];
+  return true;
+}
+
+// NumPy broadcasting of the input to the target, which must be the result.
+bool infer_expand(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
+  const Shape& x = in[0]->shape;
+  if (!p.shape.all_positive() || p.shape.rank() < x.rank())
+    return fail(c, "cannot expand to " + p.shape.str());
+  const int shift = p.shape.rank() - x.rank();
+  for (int i = 0; i < x.rank(); ++i)
+    if (x[i] != 1 && x[i] != p.shape[i + shift]) return fail(c, "cannot expand to " + p.shape.str());
+  out.shape = p.shape;
+  return true;
+}
+
+bool infer_resize(const OpParams& p, std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
+  const Shape& x = in[0]->shape;
+  if (x.rank() < 3 || p.shape.rank() != x.rank() || !p.shape.all_positive())
+    return fail(c, "target " + p.shape.str() + " must be the input's rank (3 or more) and positive");
+  for (int i = 0; i + 2 < x.rank(); ++i)
+    if (p.shape[i] != x[i]) return fail(c, "only the last two dimensions may change size");
+  out.shape = p.shape;
+  SplitTrees trees{};
+  for (int i = 0; i + 2 < x.rank(); ++i) trees[i] = in[0]->split(i);
+  out.set_splits(trees);
+  return true;
+}
+
 }  // namespace
 
 bool infer_reshaping_import(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
@@ -61,6 +101,12 @@ bool infer_reshaping_import(OpType op, const OpParams& p, std::span<const Tensor
       return infer_pad(p, in, out, c);
     case OpType::slice:
       return infer_slice(p, in, out, c);
+    case OpType::layer_norm:
+      return infer_layer_norm(p, in, out, c);
+    case OpType::expand:
+      return infer_expand(p, in, out, c);
+    case OpType::resize:
+      return infer_resize(p, in, out, c);
     default:
       return infer_reduce_mean(p, in, out, c);
   }

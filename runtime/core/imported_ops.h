@@ -1,5 +1,6 @@
 // Shape inference of the operators only imported models use (pad, slice,
-// reduce_mean), kept apart from the registry's table so that each file stays short.
+// reduce_mean, layer_norm, expand, resize), kept apart from the registry's table so that each file stays
+// short.
 #pragma once
 
 #include <span>
@@ -16,7 +17,8 @@ bool fail(ShapeCheck& c, std::string why);
 
 }  // namespace registry_detail
 
-// The output of pad, slice or reduce_mean; false (c says why) when the input does not fit.
+// The output of pad, slice, reduce_mean, layer_norm, expand or resize; false (c
+// says why) when the input does not fit.
 bool infer_reshaping_import(OpType op, const OpParams& p, std::span<const TensorDesc* const> in,
                             TensorDesc& out, ShapeCheck& c);
 

@@ -475,6 +475,21 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(kernels::slice<V>(p, *in[0], shape));
     case OpType::reduce_mean:
       return single<A>(kernels::reduce_mean(ar, *in[0], shape));
+    case OpType::layer_norm:
+      return single<A>(kernels::layer_norm(ar, p, *in[0], *in[1], *in[2]));
+    case OpType::hardsigmoid:
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return kernels::hardsigmoid(ar, v); }));
+    case OpType::hardswish:
+      return single<A>(
+          kernels::map(*in[0], [&](const V& v) { return ar.mul(v, kernels::hardsigmoid(ar, v)); }));
+    case OpType::silu:
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.mul(v, ar.sigmoid(v)); }));
+    case OpType::gelu:
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return kernels::gelu(ar, v); }));
+    case OpType::expand:
+      return single<A>(kernels::broadcast(ar, *in[0], *in[0], shape, [](const V& a, const V&) { return a; }));
+    case OpType::resize:
+      return single<A>(kernels::resize(ar, *in[0], shape));
     case OpType::opaque:
       return single<A>(kernels::opaque(ar, in, shape));
   }

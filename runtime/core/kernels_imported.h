@@ -1,8 +1,9 @@
 // Reference kernels of the operators only imported models use (pad, slice,
-// reduce_mean, clip), templated over the arithmetic like every kernel. Included
-// by kernels.h, which dispatches to them.
+// reduce_mean, clip, hardsigmoid, gelu, layer_norm, resize), templated over the arithmetic like every kernel.
+// Included by kernels.h, which dispatches to them.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -72,6 +73,95 @@ Tensor<typename A::Value> clip(const A& ar, const OpParams& p, const Tensor<type
     if (has_lo) v = ar.max(v, lo);
     if (has_hi) v = ar.min(v, hi);
   }
+  return out;
+}
+
+}  // namespace superopt::kernels
+
+namespace superopt::kernels {
+
+// PyTorch's hardsigmoid: clip(x / 6 + 1/2, 0, 1).
+template <class A>
+typename A::Value hardsigmoid(const A& ar, const typename A::Value& x) {
+  const auto half = ar.div_int(ar.one(), 2);
+  return ar.min(ar.max(ar.add(ar.div_int(x, 6), half), ar.zero()), ar.one());
+}
+
+// PyTorch's exact GELU, in its order of operations: x / 2 * (1 + erf(x / sqrt(2))).
+template <class A>
+typename A::Value gelu(const A& ar, const typename A::Value& x) {
+  const auto half = ar.div_int(ar.one(), 2);
+  const auto inv_sqrt2 = ar.div(ar.one(), ar.sqrt(ar.from_int(2)));
+  return ar.mul(ar.mul(x, half), ar.add(ar.one(), ar.erf(ar.mul(x, inv_sqrt2))));
+}
+
+// Over each row of the dimensions from p.axis on: (x - mean) / sqrt(var + epsilon)
+// * scale + bias, with the biased variance (ONNX's and PyTorch's LayerNorm).
+template <class A>
+Tensor<typename A::Value> layer_norm(const A& ar, const OpParams& p, const Tensor<typename A::Value>& x,
+                                     const Tensor<typename A::Value>& scale,
+                                     const Tensor<typename A::Value>& bias) {
+  const int64_t row = scale.size(), rows = x.size() / row;
+  const auto epsilon = ar.constant(p.epsilon);
+  Tensor<typename A::Value> out = x;
+  for (int64_t r = 0; r < rows; ++r) {
+    auto* y = out.data.data() + r * row;
+    auto mean = ar.zero();
+    for (int64_t i = 0; i < row; ++i) mean = ar.add(mean, y[i]);
+    mean = ar.div_int(mean, row);
+    auto var = ar.zero();
+    for (int64_t i = 0; i < row; ++i) {
+      y[i] = ar.sub(y[i], mean);
+      var = ar.add(var, ar.mul(y[i], y[i]));
+    }
+    const auto factor = ar.rsqrt(ar.add(ar.div_int(var, row), epsilon));
+    for (int64_t i = 0; i < row; ++i) y[i] = ar.add(ar.mul(ar.mul(y[i], factor), scale[i]), bias[i]);
+  }
+  return out;
+}
+
+// One output position's two input taps and the second one's weight, as
+// PyTorch's bilinear resize (align_corners=False) finds them: the source
+// coordinate (o + 1/2) * in / out - 1/2, clamped at 0, kept as the exact
+// fraction num / den so that every arithmetic gets the same weights.
+struct LinearTaps {
+  int64_t first = 0, second = 0, num = 0, den = 1;
+};
+inline LinearTaps linear_taps(int64_t o, int64_t in, int64_t out) {
+  LinearTaps t;
+  t.den = 2 * out;
+  const int64_t source = std::max<int64_t>((2 * o + 1) * in - out, 0);
+  t.first = source / t.den;
+  t.num = source - t.first * t.den;
+  t.second = t.first + (t.first < in - 1 ? 1 : 0);
+  return t;
+}
+
+// Bilinear resize of the last two dimensions to out_shape.
+template <class A>
+Tensor<typename A::Value> resize(const A& ar, const Tensor<typename A::Value>& x, const Shape& out_shape) {
+  const int rank = x.shape.rank();
+  const int64_t h = x.shape[rank - 2], w = x.shape[rank - 1];
+  const int64_t big_h = out_shape[rank - 2], big_w = out_shape[rank - 1];
+  const int64_t planes = x.shape.num_elements() / (h * w);
+  std::vector<LinearTaps> cols;
+  for (int64_t c = 0; c < big_w; ++c) cols.push_back(linear_taps(c, w, big_w));
+  auto weight = [&](int64_t num, int64_t den) { return ar.div_int(ar.from_int(num), den); };
+  Tensor<typename A::Value> out(out_shape, ar.zero());
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t r = 0; r < big_h; ++r) {
+      const LinearTaps rt = linear_taps(r, h, big_h);
+      const auto* top = x.data.data() + (pl * h + rt.first) * w;
+      const auto* bottom = x.data.data() + (pl * h + rt.second) * w;
+      const auto down = weight(rt.num, rt.den), up = weight(rt.den - rt.num, rt.den);
+      for (int64_t c = 0; c < big_w; ++c) {
+        const LinearTaps& ct = cols[c];
+        const auto right = weight(ct.num, ct.den), left = weight(ct.den - ct.num, ct.den);
+        const auto upper = ar.add(ar.mul(top[ct.first], left), ar.mul(top[ct.second], right));
+        const auto lower = ar.add(ar.mul(bottom[ct.first], left), ar.mul(bottom[ct.second], right));
+        out[(pl * big_h + r) * big_w + c] = ar.add(ar.mul(upper, up), ar.mul(lower, down));
+      }
+    }
   return out;
 }
 

@@ -65,6 +65,15 @@ constexpr OpInfo kOps[] = {
      View::never, true},
     {"reduce_mean", 1, 1, 1, false, bit(Param::axes), "mean over some axes, kept as size 1", View::never,
      true},
+    {"layer_norm", 3, 3, 1, false, bit(Param::axis) | bit(Param::epsilon),
+     "layer normalization over the dimensions from axis on: x, scale, bias", View::never, true},
+    {"hardsigmoid", 1, 1, 1, false, 0, "clip(x / 6 + 1/2, 0, 1)", View::never, true},
+    {"hardswish", 1, 1, 1, false, 0, "x * hardsigmoid(x)", View::never, true},
+    {"silu", 1, 1, 1, false, 0, "x * sigmoid(x)", View::never, true},
+    {"gelu", 1, 1, 1, false, 0, "x * (1 + erf(x / sqrt(2))) / 2", View::never, true},
+    {"expand", 1, 1, 1, false, bit(Param::shape), "broadcast to a shape", View::never, true},
+    {"resize", 1, 1, 1, false, bit(Param::shape), "bilinear resize of the last two dimensions (half-pixel)",
+     View::never, true},
     {"opaque", 0, kMaxInputs, 1, false, bit(Param::shape), "unknown operator, never rewritten"},
 };
 static_assert(std::size(kOps) == kNumOpTypes);
@@ -433,6 +442,10 @@ bool infer_checked(OpType op, const OpParams& p, std::span<const TensorDesc* con
     case OpType::sqrt:
     case OpType::erf:
     case OpType::clip:
+    case OpType::hardsigmoid:
+    case OpType::hardswish:
+    case OpType::silu:
+    case OpType::gelu:
       out[0] = *in[0];
       return true;
     case OpType::softmax:
@@ -446,6 +459,9 @@ bool infer_checked(OpType op, const OpParams& p, std::span<const TensorDesc* con
     case OpType::pad:
     case OpType::slice:
     case OpType::reduce_mean:
+    case OpType::layer_norm:
+    case OpType::expand:
+    case OpType::resize:
       return infer_reshaping_import(op, p, in, out[0], c);
     case OpType::opaque:
       if (!p.shape.all_positive())
@@ -512,7 +528,21 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
       c.flops = n;
       break;
     case OpType::clip:
+    case OpType::hardsigmoid:
       c.flops = 2 * n;
+      break;
+    case OpType::hardswish:
+      c.flops = 3 * n;
+      break;
+    case OpType::silu:
+    case OpType::gelu:
+      c.flops = 5 * n;
+      break;
+    case OpType::layer_norm:
+      c.flops = 5 * n;  // mean, variance, normalize, scale, shift
+      break;
+    case OpType::resize:
+      c.flops = 4 * n;  // four taps per output element
       break;
     case OpType::reduce_mean:
       c.flops = in[0]->shape.num_elements();
@@ -528,7 +558,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     case OpType::softmax:
       c.flops = 3 * n;
       break;
-    default:  // data movement: transpose, enlarge, merge_groups, concat, split, pad, slice
+    default:  // data movement: transpose, enlarge, merge_groups, concat, split, pad, slice, expand
       break;
   }
   return c;

@@ -56,6 +56,14 @@ enum class OpType : uint8_t {
   pad,          // pad the last two dimensions with a value
   slice,        // elements [begin, end) along an axis
   reduce_mean,  // mean over the axes set in a mask, keeping them as size 1
+  // What the torchvision zoo needs (issue 36); imported only, like the operators above.
+  layer_norm,   // x, scale, bias: normalized over the dimensions from axis on
+  hardsigmoid,  // PyTorch's: clip(x / 6 + 1/2, 0, 1)
+  hardswish,    // x * hardsigmoid(x)
+  silu,         // x * sigmoid(x) (swish)
+  gelu,         // x * (1 + erf(x / sqrt(2))) / 2
+  expand,       // broadcast to the shape parameter (NumPy rules)
+  resize,       // bilinear to the shape parameter, half-pixel centres (PyTorch's align_corners=False)
   opaque,       // anything unknown: carried through, never rewritten
 };
 inline constexpr int kNumOpTypes = static_cast<int>(OpType::opaque) + 1;
@@ -88,15 +96,15 @@ inline constexpr int kNumParams = static_cast<int>(Param::axes) + 1;
 // All parameters of all operators in one flat value type, so that nodes stay
 // trivially copyable. Parameters an operator does not take keep their defaults.
 struct OpParams {
-  Shape shape;  // sources, constants, opaque: the output; reshape: target
+  Shape shape;  // sources, constants, opaque: the output; reshape, expand, resize: target
   std::array<int8_t, kMaxRank> perm = {-1, -1, -1, -1, -1, -1};  // transpose: output dim i is
                                                                  // input dim perm[i]; unset (-1): reverse
   int32_t kernel_h = 0, kernel_w = 0;  // pooling window; enlarge: target kernel size
   int32_t stride_h = 1, stride_w = 1;  // conv2d, pooling
-  int32_t axis = 0;                    // concat, split, softmax (non-negative after parsing)
+  int32_t axis = 0;                    // concat, split, softmax, layer_norm (non-negative after parsing)
   Padding padding = Padding::same;
   Activation activation = Activation::none;
-  float epsilon = 1e-5f;  // batchnorm
+  float epsilon = 1e-5f;  // batchnorm, layer_norm
   // merge_groups: the kernel's number of groups in the convolution it feeds, and the
   // number of groups after merging (divides groups). Both are parameters, not a count,
   // because the kernel's shape alone does not tell its groups (that needs the

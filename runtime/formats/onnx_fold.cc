@@ -1,6 +1,7 @@
 // Folding at import: ONNX operators whose inputs are all known (shape
 // computations: Shape, Gather, Unsqueeze, Concat, Slice, Cast, ConstantOfShape,
-// integer arithmetic...) are evaluated here and never reach the graph.
+// integer arithmetic...) are evaluated here and never reach the graph; Where,
+// Mod, Not and ScatterND are in onnx_fold_masks.cc.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -221,20 +222,6 @@ void fold_div(Importer& im, const NodeProto& n) {
           }));
 }
 
-void fold_where(Importer& im, const NodeProto& n) {
-  const Constant &cond = need(im, n, 0), &x = need(im, n, 1), &y = need(im, n, 2);
-  if (cond.dims != x.dims || x.dims != y.dims) throw Error("folding needs inputs of one shape");
-  Constant out = x;
-  for (int64_t k = 0; k < out.size(); ++k)
-    if (!cond.at(k)) {
-      if (out.is_real)
-        out.reals[k] = static_cast<float>(y.at(k));
-      else
-        out.ints[k] = static_cast<int64_t>(y.at(k));
-    }
-  im.set_output(n, 0, std::move(out));
-}
-
 void fold_range(Importer& im, const NodeProto& n) {
   const Constant &start = need(im, n, 0), &limit = need(im, n, 1), &delta = need(im, n, 2);
   if (delta.at(0) == 0) throw Error("delta is zero");
@@ -332,7 +319,6 @@ void add_folders(MapperTable& t) {
     im.set_output(n, 0, std::move(c));
   };
   t["Div"] = fold_div;
-  t["Where"] = fold_where;
   t["Range"] = fold_range;
   t["Slice"] = fold_slice;
 }

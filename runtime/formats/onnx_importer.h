@@ -104,7 +104,14 @@ std::optional<std::vector<int64_t>> ints_from(const Importer& im, const onnx::No
 using Mapper = std::function<void(Importer&, const onnx::NodeProto&)>;
 using MapperTable = std::unordered_map<std::string, Mapper>;
 void add_folders(MapperTable& table);         // onnx_fold.cc
+void add_mask_folders(MapperTable& table);    // onnx_fold_masks.cc: Where, Mod, Not, ScatterND
 void add_tensor_mappers(MapperTable& table);  // onnx_ops_tensor.cc: element-wise, reshaping
 void add_layer_mappers(MapperTable& table);   // onnx_ops_layer.cc: conv, pooling, gemm, matmul
+void add_zoo_mappers(MapperTable& table);     // onnx_ops_zoo.cc: layer norm, hard activations, expand, resize
+void add_einsum_mapper(MapperTable& table);   // onnx_einsum.cc: batched matrix products
+
+// Canonicalization after the mappers (onnx_activations.cc): x * sigmoid(x),
+// x * hardsigmoid(x) and PyTorch's erf form of GELU become silu, hardswish, gelu.
+void fuse_activations(Graph& g);
 
 }  // namespace superopt::onnx_import

@@ -1,4 +1,5 @@
-// ONNX layers mapped onto ours: Conv (with its bias), MaxPool, AveragePool (with
+// ONNX layers mapped onto ours: Conv (with its bias; dilated with a constant
+// kernel as the kernel with zeros between its taps), MaxPool, AveragePool (with
 // count_include_pad and ceil_mode), global pools, BatchNormalization, Gemm and
 // MatMul. ONNX's explicit padding becomes our SAME or VALID where that is the
 // same window, and otherwise an explicit pad operator before a VALID one.
@@ -22,14 +23,15 @@ struct Axis {
 // Reads kernel, strides, pads, auto_pad, dilations and ceil_mode for both
 // spatial dimensions of an NCHW input, and the output size ONNX gives.
 std::array<Axis, 2> read_window(const NodeProto& n, const std::vector<int64_t>& x,
-                                std::array<int64_t, 2> kernel, bool ceil_mode) {
+                                std::array<int64_t, 2> kernel, bool ceil_mode, bool dilated_kernel = false) {
   if (x.size() != 4) throw Error("only 2-D (NCHW) inputs are supported");
   std::vector<int64_t> strides = attr_ints(n, "strides").value_or(std::vector<int64_t>{1, 1});
   std::vector<int64_t> pads = attr_ints(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
   std::vector<int64_t> dilations = attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1});
   if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2)
     throw Error("strides, pads or dilations do not match 2 spatial dimensions");
-  if (dilations[0] != 1 || dilations[1] != 1) throw Error("dilations other than 1 are not supported");
+  if (!dilated_kernel && (dilations[0] != 1 || dilations[1] != 1))
+    throw Error("dilations other than 1 are not supported");
   const std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
   std::array<Axis, 2> axes;
   for (int k = 0; k < 2; ++k) {
@@ -58,6 +60,63 @@ std::array<Axis, 2> read_window(const NodeProto& n, const std::vector<int64_t>& 
     if (ceil_mode && (a.out - 1) * a.stride >= a.in + a.pad_begin) --a.out;
   }
   return axes;
+}
+
+// A dilated kernel as the plain kernel with zeros between its taps: the same
+// convolution, which our conv2d (no dilation parameter) can run.
+struct DilatedKernel {
+  Constant kernel;
+};
+
+DilatedKernel dilate(const Constant& c, int64_t dh, int64_t dw) {
+  const int64_t planes = c.dims[0] * c.dims[1], kh = c.dims[2], kw = c.dims[3];
+  const int64_t big_h = dh * (kh - 1) + 1, big_w = dw * (kw - 1) + 1;
+  std::vector<float> v(size_t(planes * big_h * big_w), 0.0f);
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t r = 0; r < kh; ++r)
+      for (int64_t s = 0; s < kw; ++s)
+        v[size_t((pl * big_h + r * dh) * big_w + s * dw)] = c.reals[size_t((pl * kh + r) * kw + s)];
+  return {Constant::real({c.dims[0], c.dims[1], big_h, big_w}, std::move(v))};
+}
+
+// Drops the kernel rows and columns that only ever read padding (no output
+// position puts them on the input) or that are zero in every plane (leading ones
+// only as far as the leading padding goes: windows never start inside), and moves
+// the leading padding with them: the same outputs from a smaller kernel. A
+// large dilation on a small feature map (DeepLab's rates 12-36 on 8x8) leaves
+// little more than the centre tap.
+void trim_dead_taps(DilatedKernel& dk, std::array<Axis, 2>& axes) {
+  const Constant& c = dk.kernel;
+  const int64_t planes = c.dims[0] * c.dims[1], kh = c.dims[2], kw = c.dims[3];
+  auto zero_line = [&](int axis, int64_t at) {
+    for (int64_t pl = 0; pl < planes; ++pl)
+      for (int64_t t = 0; t < (axis == 0 ? kw : kh); ++t) {
+        const int64_t r = axis == 0 ? at : t, s = axis == 0 ? t : at;
+        if (c.reals[size_t((pl * kh + r) * kw + s)] != 0.0f) return false;
+      }
+    return true;
+  };
+  std::array<int64_t, 2> first{}, last{};
+  for (int k = 0; k < 2; ++k) {
+    const Axis& a = axes[k];
+    first[k] = std::max<int64_t>(0, a.pad_begin - (a.out - 1) * a.stride);
+    last[k] = std::min<int64_t>(a.kernel - 1, a.in - 1 + a.pad_begin);
+    while (first[k] < last[k] && first[k] < a.pad_begin && zero_line(k, first[k])) ++first[k];
+    while (last[k] > first[k] && zero_line(k, last[k])) --last[k];
+  }
+  const int64_t th = last[0] - first[0] + 1, tw = last[1] - first[1] + 1;
+  std::vector<float> v;
+  v.reserve(size_t(planes * th * tw));
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t r = first[0]; r <= last[0]; ++r)
+      for (int64_t s = first[1]; s <= last[1]; ++s) v.push_back(c.reals[size_t((pl * kh + r) * kw + s)]);
+  dk.kernel = Constant::real({c.dims[0], c.dims[1], th, tw}, std::move(v));
+  for (int k = 0; k < 2; ++k) {
+    Axis& a = axes[k];
+    a.pad_begin -= first[k];
+    a.kernel = k == 0 ? th : tw;
+    a.pad_end = std::max<int64_t>(0, (a.out - 1) * a.stride + a.kernel - a.in - a.pad_begin);
+  }
 }
 
 // Rows of padding after the input that the windows actually read.
@@ -101,8 +160,23 @@ void map_conv(Importer& im, const NodeProto& n) {
   if (group < 1 || x[1] != w[1] * group)
     throw Error("group " + std::to_string(group) + " does not match input channels " + std::to_string(x[1]) +
                 " and kernel " + std::to_string(w[1]) + " per group");
-  std::array<Axis, 2> axes = read_window(n, x, {w[2], w[3]}, false);
-  TensorRef input = im.tensor_input(n, 0), kernel = im.tensor_input(n, 1);
+  std::vector<int64_t> dilations = attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1});
+  const bool dilated = dilations.size() == 2 && (dilations[0] != 1 || dilations[1] != 1);
+  std::optional<DilatedKernel> dk;
+  if (dilated) {
+    const Constant* c = im.constant_input(n, 1);
+    if (!c || !c->is_real) throw Error("dilations other than 1 need a constant kernel");
+    if (dilations[0] < 1 || dilations[1] < 1) throw Error("dilations must be positive");
+    dk = dilate(*c, dilations[0], dilations[1]);
+    w = dk->kernel.dims;
+  }
+  std::array<Axis, 2> axes = read_window(n, x, {w[2], w[3]}, false, dilated);
+  if (dk) {
+    trim_dead_taps(*dk, axes);
+    w = dk->kernel.dims;
+  }
+  TensorRef input = im.tensor_input(n, 0);
+  TensorRef kernel = dk ? im.weight(std::move(dk->kernel), n.input(1) + "_dilated") : im.tensor_input(n, 1);
   OpParams p;
   std::optional<Padding> padding = our_padding(axes);
   if (!padding) input = pad_for(im, input, axes, 0.0f);

@@ -129,6 +129,7 @@ const MapperTable& folders() {
   static const MapperTable t = [] {
     MapperTable m;
     add_folders(m);
+    add_mask_folders(m);
     return m;
   }();
   return t;
@@ -139,6 +140,8 @@ const MapperTable& mappers() {
     MapperTable m;
     add_tensor_mappers(m);
     add_layer_mappers(m);
+    add_zoo_mappers(m);
+    add_einsum_mapper(m);
     return m;
   }();
   return t;
@@ -196,6 +199,7 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
     out.graph.add_output(v->tensor ? *v->tensor : im.weight(v->constant, o.name()));
     out.output_names.push_back(o.name());
   }
+  fuse_activations(out.graph);
   out.graph.remove_unused();
   return out;
 }

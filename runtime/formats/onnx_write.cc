@@ -36,6 +36,7 @@ class Writer {
   void value_info(onnx::ValueInfoProto& v, const std::string& name, const Shape& shape);
   void write_source(NodeId id);
   void write_operator(NodeId id);
+  void write_gelu(const std::string& x, const std::string& y);
   void write_window(onnx::NodeProto& n, const Node& node, const Shape& in, int64_t kh, int64_t kw);
 
   const Graph& g_;
@@ -56,6 +57,13 @@ void add_int(onnx::NodeProto& n, const std::string& name, int64_t value) {
   a->set_name(name);
   a->set_type(onnx::AttributeProto::INT);
   a->set_i(value);
+}
+
+void add_string(onnx::NodeProto& n, const std::string& name, const std::string& value) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
 }
 
 void add_float(onnx::NodeProto& n, const std::string& name, float value) {
@@ -142,6 +150,17 @@ void Writer::write_window(onnx::NodeProto& n, const Node& node, const Shape& in,
   }
   add_ints(n, "strides", {stride[0], stride[1]});
   add_ints(n, "pads", {begin[0], begin[1], end[0], end[1]});
+}
+
+// x * 0.5 * (1 + erf(x / sqrt(2))), the nodes PyTorch's exporter writes.
+void Writer::write_gelu(const std::string& x, const std::string& y) {
+  const std::string scaled = fresh(y + "/scaled"), e = fresh(y + "/erf"), plus = fresh(y + "/plus_one"),
+                    times = fresh(y + "/times_x");
+  node("Div", {x, scalar(static_cast<float>(std::sqrt(2.0)), y + "/sqrt2")}, {scaled});
+  node("Erf", {scaled}, {e});
+  node("Add", {e, scalar(1.0f, y + "/one")}, {plus});
+  node("Mul", {x, plus}, {times});
+  node("Mul", {times, scalar(0.5f, y + "/half")}, {y});
 }
 
 void Writer::write_operator(NodeId id) {
@@ -268,6 +287,44 @@ void Writer::write_operator(NodeId id) {
       initializer(y, n.output(0).shape, values.data());
       return;
     }
+    case OpType::layer_norm: {
+      onnx::NodeProto& o = node("LayerNormalization", in, {y});
+      add_int(o, "axis", p.axis);
+      add_float(o, "epsilon", p.epsilon);
+      return;
+    }
+    case OpType::hardsigmoid: {
+      onnx::NodeProto& o = node("HardSigmoid", in, {y});
+      add_float(o, "alpha", static_cast<float>(1.0 / 6.0));  // read back as 1/6 exactly
+      add_float(o, "beta", 0.5f);
+      return;
+    }
+    case OpType::hardswish:
+      node("HardSwish", in, {y});
+      return;
+    case OpType::silu: {
+      const std::string s = fresh(y + "/sigmoid");
+      node("Sigmoid", in, {s});
+      node("Mul", {in[0], s}, {y});
+      return;
+    }
+    case OpType::gelu:  // as PyTorch exports it; the importer reads the pattern back as gelu
+      write_gelu(in[0], y);
+      return;
+    case OpType::expand: {
+      std::vector<int64_t> dims;
+      for (int k = 0; k < p.shape.rank(); ++k) dims.push_back(p.shape[k]);
+      node("Expand", {in[0], ints(dims, y + "/shape")}, {y});
+      return;
+    }
+    case OpType::resize: {
+      std::vector<int64_t> dims;
+      for (int k = 0; k < p.shape.rank(); ++k) dims.push_back(p.shape[k]);
+      onnx::NodeProto& o = node("Resize", {in[0], "", "", ints(dims, y + "/sizes")}, {y});
+      add_string(o, "mode", "linear");
+      add_string(o, "coordinate_transformation_mode", "half_pixel");  // = PyTorch's at every size
+      return;
+    }
     default:
       throw Error(std::string(op_name(n.op)) + " " + y + ": no ONNX equivalent");
   }
@@ -360,6 +417,13 @@ Graph with_computed_weights(const Graph& g) {
   return out;
 }
 
+// LayerNormalization and HardSwish came with opsets 17 and 14.
+bool needs_opset_17(const Graph& g) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    if (g.node(id).op == OpType::layer_norm || g.node(id).op == OpType::hardswish) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& output_names,
@@ -369,7 +433,7 @@ std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& out
   model.set_producer_name("superopt");
   auto* opset = model.add_opset_import();
   opset->set_domain("");
-  opset->set_version(kOnnxExportOpset);
+  opset->set_version(needs_opset_17(g) ? 17 : kOnnxExportOpset);
   onnx::GraphProto& graph = *model.mutable_graph();
   graph.set_name(graph_name.empty() ? "superopt" : std::string(graph_name));
   const Graph computed = with_computed_weights(g);

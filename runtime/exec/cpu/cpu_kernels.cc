@@ -9,6 +9,7 @@
 #include "runtime/core/kernels.h"
 #include "runtime/cost/cost_model.h"
 #include "runtime/exec/cpu/cpu_engine.h"
+#include "runtime/exec/cpu/cpu_kernels_zoo.h"
 
 namespace superopt::cpu {
 namespace {
@@ -33,19 +34,32 @@ std::string impl_text(const dnnl::primitive_desc_base& pd) {
   return pd.impl_info_str();
 }
 
-// A kernel whose inputs must be row-major (operators that address elements by position).
-NodeKernel plain_kernel(const Graph& g, const Node& n) {
-  NodeKernel k;
-  for (TensorRef t : n.inputs()) k.inputs.push_back(plain_desc(g.shape(t)));
-  for (int port = 0; port < n.num_outputs(); ++port) k.outputs.push_back(plain_desc(n.output(port).shape));
-  return k;
-}
-
 NodeKernel reference_kernel(const Graph& g, const Node& n) {
   NodeKernel k = plain_kernel(g, n);
   k.reference = true;
   k.algorithm = "reference:" + std::string(op_name(n.op));
   return k;
+}
+
+// pad: oneDNN has no primitive; a fill and one copy per row on the host
+// (run_reference runs it), not the reference kernel's element loop.
+NodeKernel pad_kernel(const Graph& g, const Node& n) {
+  NodeKernel k = reference_kernel(g, n);
+  k.algorithm = "host:pad";
+  return k;
+}
+
+void pad_rows(const Graph& g, const Node& n, const float* x, float* y) {
+  const Shape& in = g.shape(n.inputs()[0]);
+  const Shape& out = n.output(0).shape;
+  const int r = in.rank();
+  const int64_t h = in[r - 2], w = in[r - 1], big_h = out[r - 2], big_w = out[r - 1];
+  const int64_t planes = in.num_elements() / (h * w);
+  std::fill(y, y + out.num_elements(), n.params.value);
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t row = 0; row < h; ++row)
+      std::copy(x + (pl * h + row) * w, x + (pl * h + row + 1) * w,
+                y + (pl * big_h + row + n.params.pads[0]) * big_w + n.params.pads[2]);
 }
 
 NodeKernel conv_kernel(const Graph& g, const Node& n) {
@@ -118,14 +132,19 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const bool> we
 NodeKernel binary_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given) {
   const Shape& out = n.output(0).shape;
   const int full = g.shape(n.inputs()[0]) == out ? 0 : g.shape(n.inputs()[1]) == out ? 1 : -1;
-  // Both inputs broadcast (e.g. [n,1] + [1,m]): oneDNN 2.6 broadcasts src1 only.
-  if (full < 0) return reference_kernel(g, n);
+  // Both inputs broadcast (e.g. [n,1] + [1,m]): oneDNN 2.6 broadcasts src1 only;
+  // subtraction and division cannot exchange their operands.
+  const bool ordered = n.op == OpType::ewsub || n.op == OpType::ewdiv;
+  if (full < 0 || (ordered && full != 0)) return reference_kernel(g, n);
   const int other = 1 - full;
   const Shape& other_shape = g.shape(n.inputs()[other]);
   const memory::desc src0 = given[full];
   const bool same_shape = other_shape == out;
   const memory::desc src1 = same_shape ? src0 : plain_desc(padded_dims(other_shape, out.rank()));
-  const algorithm alg = n.op == OpType::ewadd ? algorithm::binary_add : algorithm::binary_mul;
+  const algorithm alg = n.op == OpType::ewadd   ? algorithm::binary_add
+                        : n.op == OpType::ewsub ? algorithm::binary_sub
+                        : n.op == OpType::ewdiv ? algorithm::binary_div
+                                                : algorithm::binary_mul;
   dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, src0, src1, src0), engine());
   NodeKernel k;
   k.inputs.resize(2);
@@ -269,6 +288,13 @@ NodeKernel split_kernel(const Graph& g, const Node& n) {
 
 }  // namespace
 
+NodeKernel plain_kernel(const Graph& g, const Node& n) {
+  NodeKernel k;
+  for (TensorRef t : n.inputs()) k.inputs.push_back(plain_desc(g.shape(t)));
+  for (int port = 0; port < n.num_outputs(); ++port) k.outputs.push_back(plain_desc(n.output(port).shape));
+  return k;
+}
+
 memory::dims dims_of(const Shape& shape) {
   memory::dims d;
   for (int i = 0; i < shape.rank(); ++i) d.push_back(shape[i]);
@@ -299,6 +325,8 @@ NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc>
       case OpType::ewadd:
       case OpType::ewmul:
       case OpType::smul:
+      case OpType::ewsub:
+      case OpType::ewdiv:
         return binary_kernel(g, n, given);
       case OpType::relu:
       case OpType::sigmoid:
@@ -317,8 +345,11 @@ NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc>
         return concat_kernel(g, n, given);
       case OpType::split:
         return split_kernel(g, n);
+      case OpType::pad:
+        return pad_kernel(g, n);
       default:
-        return reference_kernel(g, n);  // opaque, and operators added after this file
+        if (std::optional<NodeKernel> k = zoo_kernel(g, n, given)) return std::move(*k);
+        return reference_kernel(g, n);  // opaque, erf, both operands broadcast
     }
   } catch (const dnnl::error& e) {
     throw Error(std::string(op_name(n.op)) + ": oneDNN rejected " + op_signature(g, id) + " (" + e.what() +
@@ -329,6 +360,7 @@ NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc>
 void run_reference(const Graph& g, NodeId id, std::span<const float* const> inputs,
                    std::span<float* const> outputs) {
   const Node& n = g.node(id);
+  if (n.op == OpType::pad) return pad_rows(g, n, inputs[0], outputs[0]);
   std::vector<Tensor<float>> tensors;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Shape& s = g.shape(n.inputs()[i]);
@@ -355,7 +387,9 @@ const NodeKernel& KernelCache::get(const Graph& g, NodeId id, std::span<const me
                                    std::span<const bool> weight) {
   std::string key = op_signature(g, id);
   for (size_t i = 0; i < given.size(); ++i)
-    key.append("|").append(std::to_string(format_id(given[i]))).append(weight[i] ? "w" : "a");  // not +: GCC 12 -Wrestrict
+    key.append("|")
+        .append(std::to_string(format_id(given[i])))
+        .append(weight[i] ? "w" : "a");  // not +: GCC 12 -Wrestrict
   auto it = kernels_.find(key);
   if (it == kernels_.end()) it = kernels_.emplace(key, build_kernel(g, id, given, weight)).first;
   return it->second;

@@ -40,9 +40,14 @@ struct NodeKernel {
   std::vector<memory::desc> inputs;
   std::vector<memory::desc> outputs;
   std::vector<PrimitiveCall> calls;  // run in order
-  std::string algorithm;             // "onednn:<implementation>,..." or "reference:<operator>"
-  bool reference = false;            // no primitive: run_reference() on plain tensors
+  std::string algorithm;             // "onednn:<implementation>,...", "host:pad" or "reference:<operator>"
+  bool reference = false;            // no primitive: run_reference() on plain tensors (pad's copy, or the
+                                     // reference kernel: algorithm "reference:...")
 };
+
+// A kernel whose inputs and outputs are row-major (operators that address
+// elements by position), without calls yet.
+NodeKernel plain_kernel(const Graph& g, const Node& n);
 
 // Row-major float32 descriptor of a shape (a rank-0 shape as one element).
 memory::desc plain_desc(const Shape& shape);
@@ -56,7 +61,8 @@ NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc>
                         std::span<const bool> weight);
 
 // The reference kernel of node `id` in float on plain row-major buffers (one
-// per input and per output port), for operators with no primitive.
+// per input and per output port), for operators with no primitive; pad as a
+// fill and row copies.
 void run_reference(const Graph& g, NodeId id, std::span<const float* const> inputs,
                    std::span<float* const> outputs);
 

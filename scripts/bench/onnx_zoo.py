@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""The torchvision zoo as a test of breadth (issue 36): every classification and
+segmentation model of the installed torchvision, exported at opsets 13 and 17
+(eval mode, batch normalization kept as nodes: TrainingMode.PRESERVE skips the
+exporter's float32 folding of batch norms into the convolutions), then with
+superopt:
+
+  import    `graph check` (the failing operator named when it fails)
+  error     `graph run --dump` (CPU reference, float64) against the PyTorch model
+            in float64 on the same input, max-norm relative (bound 1e-8)
+  optimize  `optimize --rules data/rules/taso-3.h5 --cost analytic:h100`: claimed
+            speedup (cost before / after) and the rules applied
+  cpu ms    `run --device cpu --threads 1` of the imported and of the optimized
+            model (median); fallback: the operators either runs on the executor's
+            reference kernel instead of a oneDNN primitive (as `measure` names them)
+
+Each model runs in its own process under a time limit (a slow or crashing model
+is a row, not the end of the table). Inputs are small (1x3x64x64) except where a
+model needs more (its `input_size` below). Writes OUT/zoo.csv and OUT/zoo.md and
+prints the table as it goes.
+
+  /usr/bin/python3 scripts/bench/onnx_zoo.py --opsets 17 --models resnet18 vgg11
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+BOUND = 1e-8
+COLUMNS = ["model", "opset", "input", "import", "error", "pass", "claimed", "rules", "cpu_ms_before",
+           "cpu_ms_after", "fallback", "seconds"]
+
+
+def input_size(name):
+    """The smallest square input the model takes without a size-specific export failure."""
+    if name.startswith("vit_") or name == "maxvit_t":
+        return 224  # fixed image size (position embeddings, window partitions)
+    if name.startswith("swin"):
+        return 224  # every stage a multiple of the 7x7 window: no padding of the middle dimensions
+    if name.startswith("vgg") or name == "alexnet":
+        return 224  # AdaptiveAvgPool to 7x7 / 6x6 exports only from a multiple of it
+    if name == "inception_v3":
+        return 96  # needs at least 75
+    return 64
+
+
+def list_models():
+    import torchvision
+    from torchvision import models
+    seg = [("segmentation", n) for n in models.list_models(models.segmentation)]
+    return [("classification", n) for n in models.list_models(models)] + seg
+
+
+class SegmentationOut:
+    """The segmentation models return a dict; the export takes its 'out' tensor."""
+
+    @staticmethod
+    def wrap(torch, model):
+        class Wrapped(torch.nn.Module):
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, x):
+                return self.m(x)["out"]
+
+        return Wrapped(model)
+
+
+def build(torch, kind, name, seed):
+    from torchvision import models
+    torch.manual_seed(seed)
+    if kind == "segmentation":
+        model = models.get_model(name, weights=None, weights_backbone=None, aux_loss=False)
+        return SegmentationOut.wrap(torch, model).eval()
+    kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
+    return models.get_model(name, weights=None, **kwargs).eval()
+
+
+def run(cmd, what, timeout=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        msg = (p.stderr or p.stdout).strip().splitlines()
+        raise RuntimeError(f"{what}: {msg[-1] if msg else f'exit {p.returncode}'}")
+    return p.stdout
+
+
+def dump_values(path):
+    import h5py
+    import numpy as np
+    with h5py.File(path, "r") as f:
+        order = [s.decode() if isinstance(s, bytes) else s for s in f["output_order"][()]]
+        return ({k: np.asarray(f["sources"][k]) for k in f["sources"]}, [np.asarray(f["outputs"][k]) for k in order])
+
+
+def relative_error(ours, theirs):
+    import numpy as np
+    if ours.shape != theirs.shape:
+        return math.inf
+    scale = float(np.max(np.abs(theirs)))
+    err = float(np.max(np.abs(ours - theirs))) / (scale if scale > 0 else 1.0)
+    return err if math.isfinite(err) else math.inf
+
+
+def float32_epsilons(torch, model):
+    """ONNX holds epsilons as float32 attributes, as it holds the weights."""
+    for m in model.modules():
+        if isinstance(m, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.LayerNorm)):
+            m.eps = float(torch.tensor(m.eps, dtype=torch.float32))
+
+
+def failing_operator(message):
+    m = re.search(r"unsupported operator '([^']+)'", message)
+    return m.group(1) if m else message[-120:]
+
+
+def cpu_ms(args, path):
+    out = json.loads(run([args.superopt, "run", path, "--device", "cpu", "--threads", "1", "--repeat",
+                          str(args.repeat), "--warmup", "2", "--json"], "run --device cpu"))
+    return out["median_ms"]
+
+
+def fallback_ops(args, paths, folder):
+    """The operators the CPU executor runs on its reference kernel: `measure` names
+    each signature's algorithm, "reference:OP" for those."""
+    text = run([args.superopt, "measure", *paths, "--device", "cpu", "--threads", "1", "--repeat", "1",
+                "--warmup", "0", "--out", os.path.join(folder, "measured.h5")], "measure --device cpu")
+    return sorted({m.group(1) for m in re.finditer(r"\sreference:(\S+)\s", text)})
+
+
+def check_one(args, kind, name, opset):
+    """One model at one opset: a row of the table."""
+    import onnx
+    import torch
+    torch.set_num_threads(1)
+    size = input_size(name)
+    out = os.path.join(args.out, f"{name}-{opset}")
+    os.makedirs(out, exist_ok=True)
+    row = {"model": name, "opset": opset, "input": f"1x3x{size}x{size}"}
+    model = build(torch, kind, name, args.seed)
+    path = os.path.join(out, "model.onnx")
+    torch.onnx.export(model, torch.zeros(1, 3, size, size), path, opset_version=opset,
+                      training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False,
+                      input_names=["input"], output_names=["output"])
+    try:
+        run([args.superopt, "graph", "check", path, "--json"], "import")
+    except RuntimeError as e:
+        row["import"] = "FAIL " + failing_operator(str(e))
+        return row
+    row["import"] = "ok"
+    dump = os.path.join(out, "ours.h5")
+    run([args.superopt, "graph", "run", path, "--dump", dump], "graph run")
+    sources, ours = dump_values(dump)
+    os.remove(dump)
+    model = model.double()
+    float32_epsilons(torch, model)
+    with torch.inference_mode():
+        theirs = model(torch.as_tensor(sources["input"], dtype=torch.float64)).numpy()
+    row["error"] = relative_error(ours[0], theirs)
+    row["pass"] = "PASS" if row["error"] <= BOUND else "FAIL"
+    opt = os.path.join(out, "optimized.onnx")
+    result = json.loads(run([args.superopt, "optimize", path, "--rules", args.rules, "--out", opt, "--json",
+                             "--time-limit", str(args.optimize_s)], "optimize"))
+    onnx.checker.check_model(opt)
+    row["claimed"] = result["cost_before"] / result["cost_after"] if result["cost_after"] > 0 else math.nan
+    row["rules"] = sum(result["rules_applied"].values())
+    row["cpu_ms_before"] = cpu_ms(args, path)
+    row["cpu_ms_after"] = cpu_ms(args, opt)
+    row["fallback"] = " ".join(fallback_ops(args, [path, opt], out)) or "none"
+    return row
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.2e}" if abs(v) < 1e-2 or abs(v) >= 1e4 else f"{v:.3f}"
+    return str(v)
+
+
+def child(args):
+    kind, name = args.one.split(":")
+    t0 = time.time()
+    try:
+        row = check_one(args, kind, name, args.opset)
+        if not args.keep:  # the large models' files would fill the disk
+            shutil.rmtree(os.path.join(args.out, f"{name}-{args.opset}"), ignore_errors=True)
+    except Exception as e:  # reported as the row's import column
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        row = {"model": name, "opset": args.opset, "import": "ERROR " + msg[:160]}
+    row["seconds"] = round(time.time() - t0, 1)
+    print(json.dumps(row))
+    return 0
+
+
+def parent(args):
+    models = list_models()
+    if args.models:
+        known = {n for _, n in models}
+        for m in args.models:
+            if m not in known:
+                raise ValueError(f"unknown model '{m}'")
+        models = [(k, n) for k, n in models if n in args.models]
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    print(" | ".join(COLUMNS), flush=True)
+    for opset in args.opsets:
+        for kind, name in models:
+            t0 = time.time()
+            cmd = [sys.executable, __file__, "--one", f"{kind}:{name}", "--opset", str(opset)] + passthrough(args)
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.model_s)
+                lines = p.stdout.strip().splitlines()
+                row = json.loads(lines[-1]) if p.returncode == 0 and lines else {
+                    "model": name, "opset": opset, "import": f"CRASH exit {p.returncode}: " +
+                    ((p.stderr.strip().splitlines() or [""])[-1])[:160]}
+            except subprocess.TimeoutExpired:
+                row = {"model": name, "opset": opset, "import": f"TIMEOUT {args.model_s} s",
+                       "seconds": round(time.time() - t0, 1)}
+            rows.append(row)
+            print(" | ".join(fmt(row.get(c)) for c in COLUMNS), flush=True)
+            write_tables(args.out, rows)
+    return 0
+
+
+def passthrough(args):
+    return ["--superopt", args.superopt, "--rules", args.rules, "--out", args.out, "--seed", str(args.seed),
+            "--optimize-s", str(args.optimize_s), "--repeat", str(args.repeat)] + (["--keep"] if args.keep else [])
+
+
+def write_tables(out, rows):
+    with open(os.path.join(out, "zoo.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(out, "zoo.md"), "w") as f:
+        f.write("| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS) + "\n")
+        for r in rows:
+            f.write("| " + " | ".join(fmt(r.get(c)) for c in COLUMNS) + " |\n")
+        f.write("\n" + summary(rows) + "\n")
+
+
+def summary(rows):
+    lines = []
+    for opset in sorted({r["opset"] for r in rows}):
+        rs = [r for r in rows if r["opset"] == opset]
+        imported = sum(r.get("import") == "ok" for r in rs)
+        passed = sum(r.get("pass") == "PASS" for r in rs)
+        claimed = sorted(r["claimed"] for r in rs if isinstance(r.get("claimed"), float))
+        above = sum(c > 1.00 + 1e-9 for c in claimed)
+        median = claimed[len(claimed) // 2] if claimed else math.nan
+        lines.append(f"opset {opset}: {imported}/{len(rs)} import, {passed}/{len(rs)} equal to PyTorch "
+                     f"(<= {BOUND:g}), claimed speedup > 1.00x on {above}/{len(claimed)} (median {median:.3f}x)")
+    return "\n".join(lines)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", nargs="*", help="model names (default: every one)")
+    p.add_argument("--opsets", nargs="*", type=int, default=[17, 13])
+    p.add_argument("--superopt", default=os.environ.get("SUPEROPT", "build/superopt"))
+    p.add_argument("--rules", default="data/rules/taso-3.h5")
+    p.add_argument("--out", default="scripts/bench/out/onnx-zoo")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--model-s", type=float, default=600, help="time limit per model and opset (default 600 s)")
+    p.add_argument("--optimize-s", type=float, default=30, help="optimize --time-limit (default 30 s)")
+    p.add_argument("--repeat", type=int, default=20, help="timed runs of run --device cpu (default 20)")
+    p.add_argument("--keep", action="store_true", help="keep each model's ONNX files in OUT")
+    p.add_argument("--one", help=argparse.SUPPRESS)
+    p.add_argument("--opset", type=int, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if not os.path.exists(args.superopt):
+        p.error(f"no superopt binary at {args.superopt} (--superopt or $SUPEROPT)")
+    return child(args) if args.one else parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

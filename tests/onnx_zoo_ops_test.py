@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The operators the torchvision zoo brought (issue 36), each in a small ONNX
+model written at test time with the onnx package: imported (the operator we
+expect, the fused activations included), run on the CPU reference in float64
+and compared with PyTorch's definition in float64, run on the oneDNN executor
+(`run --device cpu --check`: every operator against the reference), exported
+and imported back (the same values).
+
+  /usr/bin/python3 tests/onnx_zoo_ops_test.py build/superopt OUT_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+BOUND = 1e-12  # float64 against float64: the order of operations only
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {(p.stderr or p.stdout).strip()}")
+    return p.stdout
+
+
+def model(nodes, x_dims, inits, opset):
+    """x times 4 (as xs, so that the hard activations meet their corners), then the nodes."""
+    nodes = [helper.make_node("Mul", ["x", "four"], ["xs"])] + nodes
+    inits = dict(inits, four=np.float32(4))
+    graph = helper.make_graph(nodes, "zoo_op", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_dims)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def rng_array(*dims):
+    return np.random.default_rng(sum(dims)).standard_normal(dims).astype(np.float32)
+
+
+def gelu_nodes():
+    """As torch.onnx.export writes nn.GELU()."""
+    return [helper.make_node("Div", ["xs", "sqrt2"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
+            helper.make_node("Add", ["e", "one"], ["a"]), helper.make_node("Mul", ["xs", "a"], ["m"]),
+            helper.make_node("Mul", ["m", "half"], ["y"])]
+
+
+def cases():
+    """name -> (ONNX model, the operator we expect, PyTorch's definition on xs = 4 x in float64)."""
+    t = lambda a: torch.as_tensor(np.asarray(a), dtype=torch.float64)
+    scale, bias = rng_array(6), rng_array(6)
+    ln2_scale, ln2_bias = rng_array(3, 6), rng_array(3, 6)
+    kernel = rng_array(4, 3, 3, 3)
+    yield "layer_norm", model([helper.make_node("LayerNormalization", ["xs", "s", "b"], ["y"], epsilon=1e-6)],
+                              [2, 3, 6], {"s": scale, "b": bias}, 17), "layer_norm", \
+        lambda x: F.layer_norm(x, (6,), t(scale), t(bias), float(np.float32(1e-6)))
+    yield "layer_norm_two_axes", model(
+        [helper.make_node("LayerNormalization", ["xs", "s", "b"], ["y"], axis=-2)], [2, 3, 6],
+        {"s": ln2_scale, "b": ln2_bias}, 17), "layer_norm", \
+        lambda x: F.layer_norm(x, (3, 6), t(ln2_scale), t(ln2_bias), 1e-5)
+    yield "hardsigmoid", model([helper.make_node("HardSigmoid", ["xs"], ["y"], alpha=1.0 / 6)], [2, 3, 4, 5], {},
+                               13), "hardsigmoid", lambda x: F.hardsigmoid(x)
+    yield "hardsigmoid_onnx_default", model([helper.make_node("HardSigmoid", ["xs"], ["y"])], [2, 3, 4, 5], {},
+                                            13), "clip", lambda x: torch.clamp(x * float(np.float32(0.2)) + 0.5, 0, 1)
+    yield "hardswish", model([helper.make_node("HardSwish", ["xs"], ["y"])], [2, 3, 4, 5], {}, 14), "hardswish", \
+        lambda x: F.hardswish(x)
+    yield "hardswish_opset13", model([helper.make_node("HardSigmoid", ["xs"], ["h"], alpha=1.0 / 6),
+                                      helper.make_node("Mul", ["xs", "h"], ["y"])], [2, 3, 4, 5], {}, 13), \
+        "hardswish", lambda x: F.hardswish(x)
+    yield "silu", model([helper.make_node("Sigmoid", ["xs"], ["s"]), helper.make_node("Mul", ["s", "xs"], ["y"])],
+                        [2, 3, 4, 5], {}, 13), "silu", F.silu
+    yield "gelu", model(gelu_nodes(), [2, 7, 8], {"sqrt2": np.float32(np.sqrt(2)), "one": np.float32(1),
+                                                  "half": np.float32(0.5)}, 13), "gelu", F.gelu
+    yield "expand", model([helper.make_node("Expand", ["xs", "shape"], ["y"])], [3, 1, 5],
+                          {"shape": np.array([2, 3, 4, 5], np.int64)}, 13), "expand", \
+        lambda x: x.expand(2, 3, 4, 5)
+    yield "resize_up", model([helper.make_node("Resize", ["xs", "", "", "sizes"], ["y"], mode="linear",
+                                               coordinate_transformation_mode="pytorch_half_pixel")],
+                             [1, 2, 5, 7], {"sizes": np.array([1, 2, 16, 9], np.int64)}, 13), "resize", \
+        lambda x: F.interpolate(x, size=(16, 9), mode="bilinear", align_corners=False)
+    yield "resize_down", model([helper.make_node("Resize", ["xs", "", "", "sizes"], ["y"], mode="linear")],
+                               [1, 2, 9, 8], {"sizes": np.array([1, 2, 4, 3], np.int64)}, 17), "resize", \
+        lambda x: F.interpolate(x, size=(4, 3), mode="bilinear", align_corners=False)
+    # Dilation 2 keeps every tap; dilation 6 on a 5x5 map leaves only the centre one.
+    for d in (2, 6):
+        yield f"conv_dilation_{d}", model([helper.make_node("Conv", ["xs", "w"], ["y"], dilations=[d, d],
+                                                            pads=[d, d, d, d])], [1, 3, 5, 6], {"w": kernel}, 13), \
+            "conv2d", lambda x, d=d: F.conv2d(x, t(kernel), padding=d, dilation=d)
+
+
+def operators(superopt, path):
+    check = json.loads(run([superopt, "graph", "check", path, "--json"]))
+    return {n["op"] for n in check["nodes"]}
+
+
+def values(superopt, path, dump):
+    run([superopt, "graph", "run", path, "--dump", dump])
+    import h5py
+    with h5py.File(dump, "r") as f:
+        order = [s.decode() if isinstance(s, bytes) else s for s in f["output_order"][()]]
+        return np.asarray(f["sources"]["x"]), np.asarray(f["outputs"][order[0]])
+
+
+def relative(a, b):
+    if a.shape != b.shape:
+        return float("inf")
+    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300))
+
+
+def check_case(superopt, out, name, m, op, reference):
+    path = os.path.join(out, f"{name}.onnx")
+    onnx.save(m, path)
+    ops = operators(superopt, path)
+    if op not in ops:
+        raise AssertionError(f"imported as {sorted(ops)}, expected {op}")
+    if op in ("gelu", "silu", "hardswish") and ops & {"erf", "sigmoid", "hardsigmoid", "ewdiv"}:
+        raise AssertionError(f"the pattern was not fused: {sorted(ops)}")
+    x, ours = values(superopt, path, os.path.join(out, f"{name}.h5"))
+    with torch.inference_mode():
+        theirs = reference(torch.as_tensor(x, dtype=torch.float64) * 4).numpy()
+    err = relative(ours, theirs)
+    if not err <= BOUND:
+        raise AssertionError(f"reference against PyTorch: relative error {err:.3e} > {BOUND:g}")
+    checked = run([superopt, "run", path, "--device", "cpu", "--threads", "1", "--repeat", "1", "--warmup", "1",
+                   "--check"])
+    if "check: passed" not in checked:
+        raise AssertionError("run --device cpu --check did not pass:\n" + checked)
+    back = os.path.join(out, f"{name}-export.onnx")
+    run([superopt, "graph", "export", path, "--out", back])
+    onnx.checker.check_model(back)
+    _, again = values(superopt, back, os.path.join(out, f"{name}-export.h5"))
+    if relative(again, ours) > BOUND:
+        raise AssertionError(f"export round trip changed the values by {relative(again, ours):.3e}")
+    return err
+
+
+def main(argv):
+    if len(argv) != 2:
+        raise SystemExit("usage: onnx_zoo_ops_test.py SUPEROPT OUT_DIR")
+    superopt, out = argv
+    os.makedirs(out, exist_ok=True)
+    failed = 0
+    for name, m, op, reference in cases():
+        try:
+            err = check_case(superopt, out, name, m, op, reference)
+            print(f"{name}: ok ({op}, error {err:.1e})", flush=True)
+        except Exception as e:  # every case is reported
+            print(f"{name}: FAIL {e}", flush=True)
+            failed += 1
+    print("onnx_zoo_ops_test: " + ("FAIL" if failed else "ok"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
