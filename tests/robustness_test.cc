@@ -217,3 +217,20 @@ TEST_CASE("input files are regular files within a size limit: a FIFO or /dev/zer
 
 }  // namespace
 }  // namespace superopt
+
+namespace superopt {
+namespace {
+
+TEST_CASE("a shape refuses a dimension beyond 32 bits and a rank beyond 6, not cut or overrun", "[shape]") {
+  Shape s;
+  CHECK_THROWS_WITH(s.push_back((int64_t(1) << 32) + 4),
+                    Catch::Matchers::Equals("dimension 4294967300 is out of range (at most 2147483647)"));
+  CHECK(s.rank() == 0);
+  for (int i = 0; i < kMaxRank; ++i) s.push_back(2);
+  CHECK_THROWS_WITH(s.push_back(2), Catch::Matchers::Contains("a tensor of rank 7 after 2x2x2x2x2x2"));
+  CHECK_THROWS_AS(s.set(0, int64_t(1) << 40), Error);
+  CHECK(s[0] == 2);
+}
+
+}  // namespace
+}  // namespace superopt

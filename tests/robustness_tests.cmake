@@ -80,7 +80,7 @@ set_tests_properties(cli_optimize_over_memory_budget cli_optimize_over_default_m
 
 # Rule databases are checked on read: a rule whose mapped outputs differ in
 # shape, an 'opset' attribute that is not JSON. Both were read without a word.
-foreach(kind output_shapes opset_not_json)
+foreach(kind output_shapes opset_not_json mapping_overflow)
   add_test(NAME db_make_malformed_${kind}
            COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/make_malformed_rule_db.py ${superopt_rules}
                    ${CMAKE_CURRENT_BINARY_DIR}/malformed_${kind}.h5 ${kind})
@@ -93,6 +93,14 @@ superopt_cli_test(db_info_opset_not_json 2 "malformed_opset_not_json\\.h5: attri
                   COMMAND ${superopt_bin} db info ${CMAKE_CURRENT_BINARY_DIR}/malformed_opset_not_json.h5)
 set_tests_properties(cli_db_info_output_shapes_differ PROPERTIES FIXTURES_REQUIRED malformed_output_shapes)
 set_tests_properties(cli_db_info_opset_not_json PROPERTIES FIXTURES_REQUIRED malformed_opset_not_json)
+# Integers are range-checked where they are read, not cut to 32 bits (issue 37, item 5).
+superopt_cli_test(db_show_mapping_overflow 2
+                  "malformed_mapping_overflow\\.h5: rule 0: output_mapping '4294967296:0': expected S:T pairs" ONE_LINE
+                  COMMAND ${superopt_bin} db show ${CMAKE_CURRENT_BINARY_DIR}/malformed_mapping_overflow.h5 --rule 0)
+set_tests_properties(cli_db_show_mapping_overflow PROPERTIES FIXTURES_REQUIRED malformed_mapping_overflow)
+file(WRITE ${deep_dir}/huge_dim.ax "axiom huge: forall x: [99999999999]. relu(relu(x)) = relu(x)\n")
+superopt_cli_test(verify_axioms_huge_dimension 2 "huge_dim\\.ax:1: number 99999999999 is out of range \\(at most 2147483647\\)" ONE_LINE
+                  COMMAND ${superopt_bin} verify-axioms --axioms ${deep_dir}/huge_dim.ax)
 
 # Time limits that hold: every phase that grows with the graph counts against
 # --time-limit, and the JSON summary says which phase used the time.

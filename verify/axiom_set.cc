@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -124,7 +125,10 @@ class EntryParser {
     const std::string& text = tokens_[pos_++].text;
     int64_t v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size()) fail("number " + text + " is out of range");
+    // Every number is a dimension, a factor or a parameter, all 32-bit in the
+    // shapes and parameters they become: checked here, not cut to 32 bits there.
+    if (ec != std::errc() || end != text.data() + text.size() || v > INT32_MAX)
+      fail("number " + text + " is out of range (at most " + std::to_string(INT32_MAX) + ")");
     return v;
   }
 
@@ -245,7 +249,9 @@ class EntryParser {
         for (int i = 0; !is("]"); ++i) {
           if (i) expect(",");
           if (i == kMaxRank) fail("perm has more than 6 entries");
-          p.perm[i] = static_cast<int8_t>(take_number());
+          const int64_t axis = take_number();
+          if (axis >= kMaxRank) fail("perm entry " + std::to_string(axis) + " is out of range (0 to 5)");
+          p.perm[i] = static_cast<int8_t>(axis);
         }
         expect("]");
         return {IntAtom::literal(param_ints(OpType::transpose, p)[0])};

@@ -23,13 +23,15 @@ class Shape {
     assert(i >= 0 && i < rank_);
     return dims_[i];
   }
+  // Both throw Error naming a dimension that does not fit (beyond 32 bits:
+  // cut to 32 bits, 2^32+4 would silently read as 4) or a rank beyond kMaxRank.
   void set(int i, int64_t d) {
     assert(i >= 0 && i < rank_);
-    dims_[i] = static_cast<int32_t>(d);
+    dims_[i] = checked_dimension(d);
   }
   void push_back(int64_t d) {
-    assert(rank_ < kMaxRank);
-    dims_[rank_++] = static_cast<int32_t>(d);
+    if (rank_ >= kMaxRank) throw_rank_too_large();
+    dims_[rank_++] = checked_dimension(d);
   }
   // Counts from the back: back(0) is the innermost dimension.
   int64_t back(int i = 0) const { return (*this)[rank_ - 1 - i]; }
@@ -60,6 +62,13 @@ class Shape {
   bool operator==(const Shape&) const = default;
 
  private:
+  static int32_t checked_dimension(int64_t d) {
+    if (d < INT32_MIN || d > INT32_MAX) throw_dimension_out_of_range(d);
+    return static_cast<int32_t>(d);
+  }
+  [[noreturn]] static void throw_dimension_out_of_range(int64_t d);
+  [[noreturn]] void throw_rank_too_large() const;
+
   std::array<int32_t, kMaxRank> dims_{};
   int8_t rank_ = 0;
 };

@@ -2,6 +2,7 @@
 // can be missing, foreign, damaged or inconsistent is a one-line Error.
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -89,11 +90,16 @@ std::vector<TensorRef> aligned_outputs(const Reader& r, size_t k, const std::str
   size_t pairs = 0;
   for (size_t pos = 0; pos <= text.size(); ++pairs) {
     size_t end = std::min(text.find(',', pos), text.size());
-    unsigned s = 0, t = 0;
-    char extra = 0;
-    std::string pair = text.substr(pos, end - pos);
-    if (std::sscanf(pair.c_str(), "%u:%u%c", &s, &t, &extra) != 2 || s >= n || t >= n || source_seen[s] ||
-        target_seen[t])
+    // from_chars, not sscanf's %u: 4294967296 must not read as 0.
+    const std::string_view pair = std::string_view(text).substr(pos, end - pos);
+    const size_t colon = pair.find(':');
+    size_t s = n, t = n;
+    auto number = [](std::string_view digits, size_t& v) {
+      auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      return !digits.empty() && ec == std::errc() && stop == digits.data() + digits.size();
+    };
+    if (colon == std::string_view::npos || !number(pair.substr(0, colon), s) ||
+        !number(pair.substr(colon + 1), t) || s >= n || t >= n || source_seen[s] || target_seen[t])
       bad();
     source_seen[s] = target_seen[t] = true;
     aligned[s] = target.outputs()[t];
