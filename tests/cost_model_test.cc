@@ -284,6 +284,15 @@ TEST_CASE("damaged, truncated and foreign cost tables are one-line errors", "[co
     t.write(path);
     REQUIRE_THROWS_WITH(make_cost_model("table:" + path), Contains("analytic_profile: unknown device 'tpu'"));
   }
+  SECTION("costs no graph sum can hold") {
+    // 1e308 per operator summed to inf and printed "speedup: -nanx" with exit 0.
+    for (double cost : {1e308, 86400e3 * 2}) {
+      CostTable t;
+      t.insert("conv2d||1x1|row", {cost, "", 1});
+      t.write(path);
+      REQUIRE_THROWS_WITH(CostTable::read(path), Contains("is not a time (0 to 8.64e+07 ms, a day)"));
+    }
+  }
   SECTION("an unwritable path") {
     REQUIRE_THROWS_WITH(sample_table("x").write("/nonexistent/costs.h5"),
                         Contains("cannot write /nonexistent/costs.h5"));

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "runtime/db/hdf5_io.h"
@@ -10,6 +11,14 @@
 namespace superopt {
 
 namespace {
+
+constexpr double kMaxCostMs = 86400e3;
+
+std::string shortest(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
 
 // The entries as columns, in signature order.
 struct CostColumns {
@@ -94,8 +103,11 @@ CostTable CostTable::read(const std::string& path) {
   CostColumns c = read_columns(r);
   for (size_t k = 0; k < c.signature.size(); ++k) {
     std::string where = "entry " + std::to_string(k) + " ('" + c.signature[k] + "'): ";
-    if (!std::isfinite(c.cost_ms[k]) || c.cost_ms[k] < 0)
-      r.fail(where + "cost_ms " + std::to_string(c.cost_ms[k]) + " is not a time");
+    // Bounded by a day, so that no sum over a graph overflows to inf (1e308
+    // per operator made "speedup: -nanx" with exit 0).
+    if (!std::isfinite(c.cost_ms[k]) || c.cost_ms[k] < 0 || c.cost_ms[k] > kMaxCostMs)
+      r.fail(where + "cost_ms " + shortest(c.cost_ms[k]) + " is not a time (0 to " + shortest(kMaxCostMs) +
+             " ms, a day)");
     if (table.lookup(c.signature[k])) r.fail(where + "signature listed twice");
     if (!std::isfinite(c.spread_ms[k]) ||
         (c.spread_ms[k] < 0 && c.spread_ms[k] != CostEntry::kSpreadNotRecorded))
