@@ -82,7 +82,13 @@ std::optional<int> end_to_end_threads(const std::string& cost_spec) {
   if (cost_spec.starts_with("cpu:")) return std::stoi(cost_spec.substr(4));  // checked by make_cost_model
   if (!cost_spec.starts_with("table:")) return std::nullopt;
   const CostTableInfo info = CostTable::read(cost_spec.substr(6)).info;
-  if (info.device_kind != "cpu" || !table_provenance_mismatch(info).empty()) return std::nullopt;
+  // This CPU and oneDNN; its thread count is the one to time with (another
+  // than every core is said on stderr when the table is read).
+  CostTableInfo same_threads = info;
+  same_threads.threads = cpu_cores();  // as the provenance check compares
+  if (info.device_kind != "cpu" || !table_provenance_mismatch(same_threads).empty() || info.threads < 1 ||
+      info.threads > cpu_cores())
+    return std::nullopt;
   return info.threads;
 }
 

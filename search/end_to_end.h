@@ -43,7 +43,8 @@ struct EndToEndDecision {
 
 // The CPU threads to time with when `cost_spec` (as given to --cost) measures
 // this CPU: "cpu" and "cpu@TABLE" every core (0), "cpu:N[@TABLE]" N, a
-// "table:FILE" measured on this CPU, oneDNN and thread count its threads;
+// "table:FILE" measured on this CPU model and oneDNN its threads (another
+// thread count than every core is said on stderr when the table is read);
 // nullopt for any other model (analytic, a GPU's or another machine's table).
 std::optional<int> end_to_end_threads(const std::string& cost_spec);
 

@@ -24,3 +24,13 @@ foreach(model resnet50 resnext50 nasnet_a nasrnn bert inception_v3 squeezenet re
                     COMMAND ${superopt_bin} run builtin:${model} --device cpu --threads 1 --repeat 1 --warmup 1 --check)
   set_tests_properties(cli_run_cpu_check_${name} PROPERTIES LABELS cpu TIMEOUT 300)
 endforeach()
+
+# End-to-end acceptance and timing spread (issue 34): a lying cost table's
+# slower graphs rejected by timing, the --json fields, run's spread, an old
+# table without spread_ms, bad --e2e-rounds; about 15 s.
+add_test(NAME cli_end_to_end_acceptance
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/end_to_end_test.sh $<TARGET_FILE:superopt>
+                 ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5
+                 ${PROJECT_SOURCE_DIR}/data/graphs/resnet_bottleneck.json ${CMAKE_CURRENT_BINARY_DIR}/end_to_end)
+set_tests_properties(cli_end_to_end_acceptance PROPERTIES LABELS cpu TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "end_to_end_test: ok" FAIL_REGULAR_EXPRESSION "end_to_end_test: FAIL")

@@ -2,6 +2,7 @@
 // cost table through the executor interface. The CUDA device (the default)
 // exits 2 with "no CUDA device (...)" where there is none; an existing table of
 // another device kind, CPU, thread count or oneDNN version is refused.
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/numeric_flags.h"
+#include "runtime/cli/timing_report.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/exec/cuda/gpu_runtime.h"
 #include "runtime/exec/executor.h"
@@ -57,6 +59,23 @@ void refuse_foreign_table(const std::string& path, const CostTableInfo& table, c
     throw Error("measure: " + path + " was measured with " + std::to_string(table.threads) +
                 " threads and oneDNN " + table.onednn + ", this run uses " + std::to_string(here.threads) +
                 " and " + here.onednn);
+}
+
+// The spread of the signatures measured now: a line on stdout, and a warning
+// on stderr when a quarter of them or more spread beyond kLargeRelativeSpread.
+void report_spread(const std::vector<double>& relative_spreads) {
+  if (relative_spreads.empty()) return;
+  const int large = int(std::count_if(relative_spreads.begin(), relative_spreads.end(),
+                                      [](double r) { return r > kLargeRelativeSpread; }));
+  std::cout << "spread: relative IQR median " << cli::percent_text(median_ms(relative_spreads)) << ", worst "
+            << cli::percent_text(*std::max_element(relative_spreads.begin(), relative_spreads.end())) << "; "
+            << large << " of " << relative_spreads.size() << " signatures above "
+            << cli::percent_text(kLargeRelativeSpread) << "\n"
+            << std::flush;
+  if (4 * large >= int(relative_spreads.size()))
+    std::cerr << "warning: measure: " << large << " of " << relative_spreads.size()
+              << " signatures spread by more than " << cli::percent_text(kLargeRelativeSpread)
+              << " of their median: the machine is busy; these costs may not hold on a quiet one\n";
 }
 
 }  // namespace
@@ -106,12 +125,18 @@ int measure_command(const std::vector<std::string>& args) {
     table.info = info;
   }
   const size_t before = table.size();
-  int measured = executor->measure(graphs, table, [](const std::string& signature, const CostEntry& e) {
-    std::cout << cli::ms_text(e.cost_ms) << " ms  " << e.algorithm << "  " << signature << "\n" << std::flush;
+  std::vector<double> relative_spreads;  // of the signatures measured now
+  int measured = executor->measure(graphs, table, [&](const std::string& signature, const CostEntry& e) {
+    const double relative = e.cost_ms > 0 && e.spread_recorded() ? e.spread_ms / e.cost_ms : 0;
+    relative_spreads.push_back(relative);
+    std::cout << cli::ms_text(e.cost_ms) << " ms  IQR " << cli::percent_text(relative) << "  " << e.algorithm
+              << "  " << signature << "\n"
+              << std::flush;
   });
   if (std::filesystem::path(out).has_parent_path())
     std::filesystem::create_directories(std::filesystem::path(out).parent_path());
   table.write(out);
+  report_spread(relative_spreads);  // before the last line, which scripts read (gpu.sh)
   std::cout << "measured " << measured << " new signatures (" << before << " already in the table) on "
             << info.device << "; " << table.size() << " entries in " << out << "\n";
   return cli::kExitOk;

@@ -10,6 +10,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/numeric_flags.h"
+#include "runtime/cli/timing_report.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/exec/cuda/gpu_runtime.h"
 #include "runtime/exec/executor.h"
@@ -52,6 +53,7 @@ void print_json(const std::string& model, DeviceKind kind, const ExecOptions& op
                   {"worst_output", r.worst_output}};
   }
   if (r.op_summed) j["op_sum_ms"] = r.op_sum_ms;
+  j["spread"] = cli::spread_json(cli::run_spread(r));
   std::cout << j.dump(2) << "\n";
 }
 
@@ -62,7 +64,8 @@ void print_text(const std::string& model, DeviceKind kind, const ExecOptions& op
             << (tf32 ? "TF32 allowed" : "strict FP32") << ")\nlaunches per run: " << r.launches << " ("
             << r.reorders << " format reorders)"
             << "\nlatency: median " << cli::ms_text(r.median_ms) << " ms, p10 " << cli::ms_text(r.p10_ms)
-            << " ms, p90 " << cli::ms_text(r.p90_ms) << " ms over " << r.repeats << " runs\n";
+            << " ms, p90 " << cli::ms_text(r.p90_ms) << " ms over " << r.repeats << " runs\n"
+            << "spread: " << cli::spread_text(cli::run_spread(r)) << "\n";
   if (r.checked)
     std::cout << "check: " << (check_failed ? "FAILED" : "passed") << " (tolerance " << tolerance
               << ")\n  worst operator on its device inputs: " << r.node_error << "  " << r.worst_node
@@ -126,6 +129,7 @@ int run_command(const std::vector<std::string>& args) {
     print_json(model, kind, options, r, tolerance, check_failed);
   else
     print_text(model, kind, options, r, tolerance, check_failed);
+  std::cerr << cli::spread_warning(cli::run_spread(r), "run " + model);
   return check_failed ? cli::kExitFailure : cli::kExitOk;
 }
 

@@ -3,7 +3,8 @@
 # in one run with the same thread count: our oneDNN backend on the input graph and on the graph
 # optimized with the measured CPU cost table, the sum of the measured operator costs (how well
 # the cost model predicts), PyTorch 1.13 eager FP32 and TorchScript (trace + freeze +
-# optimize_for_inference); plus the rules the optimizer applied under the CPU table and under
+# optimize_for_inference; PyTorch's BLAS, e.g. OpenBLAS, and its threads recorded in the table,
+# every BLAS threadpool held to N threads); plus the rules the optimizer applied under the CPU table and under
 # analytic:h100.
 #   scripts/bench/cpu.sh [--models "resnet50 bert ..."] [--threads N] [--rounds R] [--repeat N]
 #                        [--table FILE] [--rules FILE] [--time-limit S] [--out DIR]
@@ -14,7 +15,9 @@
 # scripts/bench/out/cpu). The table (default data/costs/cpu-<vendor>-<threads>t.h5) is extended
 # with every signature of the input and optimized graphs it lacks; the optimizer runs with
 # --cost cpu:THREADS@TABLE (the table, and every signature the search meets that it lacks
-# measured on the fly, so no cost comes from a roofline).
+# measured on the fly, so no cost comes from a roofline), which times the input and its best
+# graphs end to end and never returns one slower than the input (optimize --e2e-rounds).
+# Each cell's spread is the IQR of its round medians; "slower" means slower beyond it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -87,7 +90,9 @@ for round in $(seq 1 "$rounds"); do
     "$superopt" run "$out/raw/$s.opt.json" --device cpu --threads "$threads" --repeat "$repeat" --warmup 2 --json \
       >"$out/raw/$s.ours-optimized.$round.json"
     for mode in eager script; do
-      "$python" scripts/bench/torch_models.py "builtin:$m" --device cpu --mode "$mode" --threads "$threads" \
+      # OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (set on some machines for old OpenBLAS builds) unset for
+      # PyTorch alone: they make a current OpenBLAS pick slower kernels (torch_blas.py).
+      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$python" scripts/bench/torch_models.py "builtin:$m" --device cpu --mode "$mode" --threads "$threads" \
         --repeat "$repeat" --warmup 2 --json >"$out/raw/$s.torch-$mode.$round.json"
     done
   done

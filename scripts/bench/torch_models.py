@@ -25,6 +25,9 @@ import tempfile
 import time
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_blas  # noqa: E402
 import torch.nn.functional as F
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -453,6 +456,7 @@ def benchmark(graph, shapes, args):
 def machine(device):
     info = {"torch": torch.__version__, "device": str(device), "dtype": "float32", "tf32": False,
             "cudnn_benchmark": device.type == "cuda", "threads": torch.get_num_threads()}
+    info.update(torch_blas.blas_info(torch))
     if device.type == "cuda" and torch.cuda.is_available():
         info["device_name"] = torch.cuda.get_device_name(device)
         info["cuda"] = torch.version.cuda
@@ -484,8 +488,7 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    limiter = torch_blas.limit_threads(torch, args.threads) if args.threads else None  # noqa: F841 - kept alive
     graph, shapes = load_graph(args.model, find_superopt(args.superopt))
     if args.print_code:
         print(generate(graph, shapes)[0])
@@ -509,6 +512,7 @@ def main(argv):
         return 0
     print(f"PyTorch {info['torch']} on {info.get('device_name', info['device'])}, FP32, TF32 off, "
           f"batch as in the graph, inference_mode")
+    print(torch_blas.blas_text(info))
     for r in results:
         if "unavailable" in r:
             print(f"{r['model']:16s} {r['mode']:8s} unavailable: {r['unavailable']}")
