@@ -137,7 +137,10 @@ def main(argv):
         p.error(f"no superopt binary at {args.superopt} (--superopt or $SUPEROPT)")
     import onnx
     import torch
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch_blas
+    limiter = torch_blas.limit_threads(torch, max(1, os.cpu_count() or 1))  # noqa: F841 - kept alive
+    print(torch_blas.blas_text(torch_blas.blas_info(torch)))
     bound = 1e-9 if args.preserve else 1e-5
     header = (f"{'model':<20} {'nodes':>6} {'ops':>5} {'opt ops':>7} {'import s':>8} {'cost before':>11} "
               f"{'cost after':>10} {'rules':>5} {'error':>9} {'opt error':>9}  result")

@@ -8,5 +8,6 @@ cd "$(dirname "$0")/../.."
 superopt=${SUPEROPT:-build/superopt}
 python=${PYTHON:-/usr/bin/python3}
 for mode in --preserve ""; do
-  $python scripts/bench/onnx_torch.py --superopt "$superopt" --rules data/rules/taso-3.h5 $mode "$@"
+  # PyTorch with the OpenBLAS variables some machines set for old builds unset (torch_blas.py).
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $python scripts/bench/onnx_torch.py --superopt "$superopt" --rules data/rules/taso-3.h5 $mode "$@"
 done
