@@ -1,6 +1,7 @@
 // Cost models: the roofline figures by hand, stable operator signatures,
 // weight-only subgraphs for free, the memory limit, and the HDF5 cost table
-// (round trip, lookups and fallbacks, damaged and foreign files).
+// (round trip, lookups and fallbacks, damaged and foreign files), and the
+// noise of a difference of measured costs.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/analytic_cost.h"
 #include "runtime/cost/cost_model.h"
+#include "runtime/cost/cost_spread.h"
 #include "runtime/cost/cost_table.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/exec/cost_models.h"
@@ -315,4 +317,47 @@ TEST_CASE("a CPU cost table keeps its device kind, thread count and oneDNN versi
   CHECK(read.info.threads == 2);
   CHECK(read.info.onednn == "2.6.3");
   CHECK(make_cost_model("table:" + dir.file("cpu.h5"))->node_cost_ms(conv_relu().g, conv_relu().conv) > 0);
+}
+
+TEST_CASE("measured costs carry their spread: a difference is cheaper only beyond the noise of what differs",
+          "[cost]") {
+  TempDir dir;
+  ConvGraph a = conv_relu();
+  ConvGraph b = conv_relu();  // the same with one more relu
+  NodeId extra = b.g.add(OpType::relu, {{b.relu, 0}});
+  b.g.set_outputs({{extra, 0}});
+  auto table_with_relu_spread = [&](double relu_spread_ms) {
+    CostTable t;
+    t.info.device_kind = "cpu";
+    t.info.analytic_profile = "cpu";
+    t.insert(op_signature(a.g, a.conv), {1.0, "", 20, 0.5});  // large, but both graphs run it
+    t.insert(op_signature(a.g, a.relu), {0.1, "", 20, relu_spread_ms});
+    const std::string path = dir.file("spread" + std::to_string(relu_spread_ms) + ".h5");
+    t.write(path);
+    return path;
+  };
+  const std::string narrow = table_with_relu_spread(0.02);
+  REQUIRE(CostTable::read(narrow).lookup(op_signature(a.g, a.relu))->spread_ms == 0.02);  // round trip
+  auto model = make_cost_model("table:" + narrow);
+  REQUIRE(model->measures());
+  // The convolution cancels: only the extra relu's spread is noise.
+  REQUIRE(difference_spread_ms(a.g, b.g, *model) == Approx(0.02));
+  REQUIRE(difference_spread_ms(a.g, a.g, *model) == 0);
+  const double cost_a = graph_cost_ms(a.g, *model), cost_b = graph_cost_ms(b.g, *model);
+  REQUIRE(cost_b - cost_a == Approx(0.1));
+  REQUIRE(cheaper_beyond_noise(cost_a, a.g, cost_b, b.g, *model));
+  REQUIRE_FALSE(cheaper_beyond_noise(cost_b, b.g, cost_a, a.g, *model));
+
+  auto noisy = make_cost_model("table:" + table_with_relu_spread(0.2));
+  REQUIRE_FALSE(cheaper_beyond_noise(cost_a, a.g, cost_b, b.g, *noisy));  // 0.1 ms within a 0.2 ms spread
+
+  // An entry without a recorded spread (older tables) is assumed kAssumedRelativeSpread of its cost.
+  auto unrecorded = make_cost_model("table:" + table_with_relu_spread(CostEntry::kSpreadNotRecorded));
+  REQUIRE(difference_spread_ms(a.g, b.g, *unrecorded) == Approx(kAssumedRelativeSpread * 0.1));
+
+  // A computed model has no noise.
+  auto analytic = make_cost_model("analytic:h100");
+  REQUIRE_FALSE(analytic->measures());
+  REQUIRE(difference_spread_ms(a.g, b.g, *analytic) == 0);
+  REQUIRE(cheaper_beyond_noise(1.0, a.g, 1.0 + 1e-12, b.g, *analytic));
 }
