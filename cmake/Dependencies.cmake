@@ -6,6 +6,8 @@ find_package(nlohmann_json 3 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# CBC (coinor-libcbc-dev): the ILP solver of eqsat's exact extraction (runtime/egraph/).
+pkg_check_modules(CBC REQUIRED IMPORTED_TARGET cbc)
 find_package(Catch2 2 REQUIRED)
 include(Catch)
 

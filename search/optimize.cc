@@ -14,6 +14,7 @@
 #include "runtime/core/memory_budget.h"
 #include "runtime/cost/cost_model.h"
 #include "search/backtrack.h"
+#include "search/eqsat_search.h"
 #include "search/fold.h"
 #include "search/graph_split.h"
 #include "search/numerical_check.h"
@@ -120,6 +121,8 @@ search::SplitOutcome run_search(const Graph& g, const RuleIndex& index, CostMode
       return {search::sampling_search(g, index, cost, sequences)};
     case SearchKind::exhaustive:
       return {search::enumeration_search(g, index, cost, sequences)};
+    case SearchKind::eqsat:
+      break;  // search_once runs it: it has no traces
   }
   throw Error("unknown search");
 }
@@ -159,8 +162,39 @@ std::vector<AlternativeGraph> folded_alternatives(const RuleIndex& index,
 // One search with the rules of `index`, then folding: fills the result's
 // graph, costs and rules applied (check and suspects untouched) and returns the
 // traces of its best graph.
+// Equality saturation, then folding, as search_once: every extracted rule
+// direction is listed once in the sequence (there is no order), with the
+// e-nodes it added as its count.
+void eqsat_once(const Graph& g, const RuleIndex& index, CostModel& cost, const SearchOptions& options,
+                OptimizeResult& result) {
+  auto start = search::Clock::now();
+  search::EqsatOutcome outcome = search::eqsat_search(g, index, cost, options, deadline(options));
+  result.graph = std::move(outcome.best);
+  result.cost_before_ms = outcome.start_cost_ms;
+  result.cost_after_ms = outcome.best_cost_ms;
+  result.eqsat = outcome.stats;
+  result.finished = outcome.stats.stop_reason == "saturated";
+  result.rule_sequence.clear();
+  result.rules_applied.clear();
+  for (auto [r, count] : outcome.rules_involved) {
+    result.rule_sequence.push_back(index.rules[r].label);
+    result.rules_applied[index.rules[r].label] = count;
+  }
+  result.eqsat.rules_involved = result.rule_sequence;
+  search::Folded folded = search::fold_precomputed(result.graph);
+  result.graph = std::move(folded.graph);
+  result.folded_operators = folded.operators;
+  result.precomputed_operators = count_precomputed(result.graph);
+  result.search_seconds += seconds_since(start);
+  result.phase_seconds.search += seconds_since(start);
+}
+
 std::vector<search::Trace> search_once(const Graph& g, const RuleIndex& index, CostModel& cost,
                                        const SearchOptions& options, OptimizeResult& result) {
+  if (options.search == SearchKind::eqsat) {
+    eqsat_once(g, index, cost, options, result);
+    return {};
+  }
   auto start = search::Clock::now();
   search::SplitOutcome outcome = run_search(g, index, cost, options);
   result.graph = std::move(outcome.search.best);
@@ -239,13 +273,16 @@ const char* search_kind_name(SearchKind kind) {
       return "sampling";
     case SearchKind::exhaustive:
       return "exhaustive";
+    case SearchKind::eqsat:
+      return "eqsat";
   }
   return "?";
 }
 
 OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
-                        const SearchOptions& options) {
-  std::set<int> dropped;  // suspects, by index in `rules`
+                        const SearchOptions& given) {
+  SearchOptions options = given;  // eqsat's failure falls back to backtracking
+  std::set<int> dropped;          // suspects, by index in `rules`
   OptimizeResult result;
   if (options.check) search::check_memory_for_check(g, options.check_flops_limit);
   std::optional<search::CheckReference> reference;
@@ -280,6 +317,13 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
     if (result.check.cut_short || result.check.inconclusive) {
       keep_input_unchecked(g, result);
       break;
+    }
+    if (options.search == SearchKind::eqsat) {
+      // The extracted graph broke equality: name the rules it came from and
+      // take backtracking's result, which checks (and drops suspects) itself.
+      result.eqsat.fell_back = true;
+      options.search = SearchKind::backtracking;
+      continue;
     }
     std::optional<search::BrokenStep> broken;
     check_start = search::Clock::now();

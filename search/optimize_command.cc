@@ -41,11 +41,14 @@ constexpr const char* kUsage =
     "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
     "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
-    "[--search backtracking|pruning|dpp|sampling|exhaustive] [--max-length 10] [--sample-size 20] [--eta 1] "
+    "[--search backtracking|pruning|dpp|sampling|exhaustive|eqsat] [--max-length 10] [--sample-size 20] "
+    "[--eta 1] "
+    "[--eqsat-nodes 20000] [--eqsat-iterations 8] [--eqsat-multi-iterations 1] [--extract greedy|ilp] "
+    "[--ilp-time-limit 10] "
     "[--input-shape NAME=DIMS] [--e2e-rounds 5]";
 
 struct OptimizeArgs {
-  std::string model, rules, cost = "analytic:h100", out, search = "backtracking";
+  std::string model, rules, cost = "analytic:h100", out, search = "backtracking", extract = "ilp";
   std::vector<std::string> input_shapes;
   SearchOptions options;
   bool json = false;
@@ -64,10 +67,10 @@ void require_writable_directory(const std::string& path) {
 
 SearchKind parse_search_kind(const std::string& name) {
   for (SearchKind k : {SearchKind::backtracking, SearchKind::pruning, SearchKind::dpp, SearchKind::sampling,
-                       SearchKind::exhaustive})
+                       SearchKind::exhaustive, SearchKind::eqsat})
     if (name == search_kind_name(k)) return k;
   throw Error("--search: unknown search '" + name +
-              "' (expected backtracking, pruning, dpp, sampling or exhaustive)");
+              "' (expected backtracking, pruning, dpp, sampling, exhaustive or eqsat)");
 }
 
 // The process's peak resident memory: what OCGGS Table 3c reports.
@@ -112,7 +115,16 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "eta", cli::positive(&o.eta, "--eta"), "successive cost increases sampling allows (default 1)")(
       "e2e-rounds", cli::non_negative(&a.e2e_rounds, "--e2e-rounds"),
       "with CPU costs: time the input and the best graphs end to end in N interleaved rounds and return "
-      "the fastest, never one slower than the input (default 5; 0: off)");
+      "the fastest, never one slower than the input (default 5; 0: off)")(
+      "eqsat-nodes", cli::positive(&o.eqsat_max_nodes, "--eqsat-nodes"),
+      "eqsat: e-node limit (default 20000)")("eqsat-iterations",
+                                             cli::positive(&o.eqsat_max_iterations, "--eqsat-iterations"),
+                                             "eqsat: iteration limit (default 8)")(
+      "eqsat-multi-iterations", cli::non_negative(&o.eqsat_multi_iterations, "--eqsat-multi-iterations"),
+      "eqsat: iterations applying multi-output rules (default 1)")("extract", po::value(&a.extract),
+                                                                   "eqsat: greedy or ilp (CBC; the default)")(
+      "ilp-time-limit", cli::number(&o.eqsat_ilp_time_limit_s, "--ilp-time-limit", 0.01, 1e6),
+      "eqsat: seconds for the ILP; the greedy result stands after (default 10)");
   cli::add_model_options(options, a.input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
@@ -121,6 +133,9 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   if (a.rules.empty()) throw Error(std::string("optimize: missing --rules FILE (usage: ") + kUsage + ")");
   if (a.mark_suspects) require_writable_directory(a.rules);
   o.search = parse_search_kind(a.search);
+  if (a.extract != "greedy" && a.extract != "ilp")
+    throw Error("--extract: unknown extraction '" + a.extract + "' (expected greedy or ilp)");
+  o.eqsat_ilp = a.extract == "ilp";
   return a;
 }
 
@@ -214,6 +229,30 @@ int net_applications(const OptimizeResult& r) {
   return n;
 }
 
+Json eqsat_json(const EqsatStats& e) {
+  if (!e.ran) return Json();
+  return {{"nodes", e.nodes},
+          {"classes", e.classes},
+          {"iterations", e.iterations},
+          {"stop_reason", e.stop_reason},
+          {"matches", e.matches},
+          {"applications", e.applications},
+          {"not_confirmed", e.not_confirmed},
+          {"refused_merges", e.refused_merges},
+          {"saturation_seconds", e.saturation_seconds},
+          {"extraction", e.extraction},
+          {"extraction_seconds", e.extraction_seconds},
+          {"greedy_objective_ms", e.greedy_objective_ms},
+          {"ilp_status", e.ilp_status},
+          {"ilp_gap", e.ilp_gap},
+          {"ilp_objective_ms", e.ilp_objective_ms},
+          {"ilp_bound_ms", e.ilp_bound_ms},
+          {"ilp_variables", e.ilp_variables},
+          {"ilp_constraints", e.ilp_constraints},
+          {"fell_back", e.fell_back},
+          {"rules_involved", e.rules_involved}};
+}
+
 Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
                  bool marked) {
   Json applied = Json::object();
@@ -258,6 +297,7 @@ Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel
           {"suspects_marked", marked},
           {"rounds", r.rounds},
           {"unchecked_applications", r.unchecked_applications},
+          {"eqsat", eqsat_json(r.eqsat)},
           {"out", a.out.empty() || !r.check.passed ? Json() : Json(a.out)}};
 }
 
@@ -281,6 +321,16 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
     std::cout << " net (" << r.rule_sequence.size() << " applications, a rule's two directions cancelling)";
   std::cout << "\n";
   for (const auto& [label, count] : r.rules_applied) std::cout << "  " << count << "x  " << label << "\n";
+  if (r.eqsat.ran)
+    std::cout << "e-graph:          " << r.eqsat.nodes << " e-nodes, " << r.eqsat.classes << " classes, "
+              << r.eqsat.iterations << " iterations (" << r.eqsat.stop_reason << "), "
+              << fixed(r.eqsat.saturation_seconds, 2) << " s\n"
+              << "extraction:       " << r.eqsat.extraction << " " << fixed(r.eqsat.extraction_seconds, 2)
+              << " s"
+              << (r.eqsat.ilp_status.empty()
+                      ? ""
+                      : " (ILP " + r.eqsat.ilp_status + ", gap " + fixed(100 * r.eqsat.ilp_gap, 2) + " %)")
+              << "\n";
   for (const SuspectRule& s : r.suspect_rules)
     std::cout << "suspect rule " << s.id << ": [" << s.label
               << "] broke equality on its own (max relative error " << s.max_relative_error
@@ -332,6 +382,12 @@ int optimize_command(const std::vector<std::string>& args) {
     std::cerr << "superopt: the search's graph copies reached the memory budget of "
               << bytes_text(memory_budget_bytes())
               << " (--max-memory): it stopped exploring and kept the best graph found\n";
+  if (r.eqsat.fell_back) {
+    std::cerr << "superopt: eqsat's graph failed the numerical check: the result is backtracking's; rules "
+                 "involved:";
+    for (const std::string& label : r.eqsat.rules_involved) std::cerr << " [" << label << "]";
+    std::cerr << "\n";
+  }
   if (r.check.cut_short)
     std::cerr << "superopt: --time-limit " << a->options.time_limit_s << " s ran out in the numerical check ("
               << phase_text(r.phase_seconds) << "): the input graph is the result, unchanged ("

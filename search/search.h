@@ -17,8 +17,9 @@ namespace superopt {
 
 // Which search (OCGGS Table 3's columns): MetaFlow's backtracking (MF with
 // the split, TS without), OCGGS's Pruning, DPP and Sampling (Algorithms 1-3),
-// and the brute-force enumeration of all sequences of length <= K (ENU).
-enum class SearchKind { backtracking, pruning, dpp, sampling, exhaustive };
+// the brute-force enumeration of all sequences of length <= K (ENU), and
+// equality saturation with extraction (Tensat: search/eqsat_search.h).
+enum class SearchKind { backtracking, pruning, dpp, sampling, exhaustive, eqsat };
 const char* search_kind_name(SearchKind kind);
 
 struct SearchOptions {
@@ -58,6 +59,32 @@ struct SearchOptions {
   int max_suspects = 3;
   // Graphs the backtracking search keeps beside its best (OptimizeResult::alternatives).
   int alternatives = 3;
+  // eqsat (runtime/egraph/): Tensat's safeguards, and the extraction.
+  int eqsat_max_nodes = 20000;         // e-nodes: the saturation stops adding past this
+  int eqsat_max_iterations = 8;        // match-apply-rebuild rounds
+  int eqsat_multi_iterations = 1;      // rounds that apply multi-output rules (Tensat's k_multi)
+  bool eqsat_ilp = true;               // extract by ILP (CBC); false: greedy only
+  double eqsat_ilp_time_limit_s = 10;  // the ILP's share; the greedy choice stands when it runs out
+};
+
+// What equality saturation did (OptimizeResult::eqsat; --search eqsat).
+struct EqsatStats {
+  bool ran = false;
+  int64_t nodes = 0, classes = 0;  // the e-graph's size when saturation stopped
+  int iterations = 0;
+  std::string stop_reason;  // saturated, iteration limit, node limit, time limit
+  int64_t matches = 0, applications = 0, not_confirmed = 0, refused_merges = 0;
+  double saturation_seconds = 0;
+  std::string extraction;  // "greedy" or "ilp"
+  std::string ilp_status;  // optimal, time limit, no solution: greedy kept
+  double extraction_seconds = 0;
+  double ilp_gap = 0;  // (objective - best bound) / objective
+  double ilp_objective_ms = 0, ilp_bound_ms = 0, greedy_objective_ms = 0;
+  int ilp_variables = 0, ilp_constraints = 0;
+  // The rule directions that added an extracted e-node. When the check failed
+  // on eqsat's graph (fell_back), the result is backtracking's and these were involved.
+  bool fell_back = false;
+  std::vector<std::string> rules_involved;
 };
 
 struct NumericalCheck {
@@ -133,6 +160,7 @@ struct OptimizeResult {
   // the OCGGS searches, and when the result is the input for want of time or of
   // a suspect to drop).
   std::vector<AlternativeGraph> alternatives;
+  EqsatStats eqsat;  // --search eqsat only
 };
 
 // Optimizes g with the rules (only verified ones unless allow_unverified).

@@ -1,0 +1,173 @@
+// Backtracking e-matching in the pattern's connected order: each later node is
+// found in a class already bound (as a producer) or among the parents of one
+// (as a consumer), commutative inputs both ways.
+#include "runtime/egraph/ematch.h"
+
+#include <algorithm>
+#include <array>
+
+namespace superopt::egraph {
+namespace {
+
+constexpr ClassId kUnbound = -1;
+constexpr ClassId kAbsent = -2;  // an output of a tuple nobody reads: no class
+
+class EMatcher {
+ public:
+  EMatcher(const EGraph& eg, const Pattern& p, const std::function<void(const EMatch&)>& visit)
+      : eg_(eg), p_(p), visit_(visit) {}
+
+  void run(NodeIndex anchor) {
+    State s;
+    s.nodes.fill(-1);
+    s.variables.fill(kUnbound);
+    s.bound.fill(kUnbound);
+    try_node(0, anchor, s);
+  }
+
+ private:
+  // Fixed-size, so that trying a candidate copies without allocating (as the graph matcher's).
+  struct State {
+    std::array<NodeIndex, kMaxPatternNodes> nodes;
+    std::array<ClassId, kMaxPatternNodes> variables;
+    std::array<ClassId, kMaxPatternNodes * kMaxOutputs> bound;  // pattern tensor -> class
+  };
+
+  ClassId& bound(State& s, PatternTensor t) const {
+    const PatternNode& n = p_.nodes[t.node];
+    return n.kind == PatternKind::variable ? s.variables[n.variable] : s.bound[t.node * kMaxOutputs + t.port];
+  }
+
+  // Calls f for each e-node of pn's operator producing class c's tensor at `port`.
+  template <class F>
+  void producers_in(ClassId c, const PatternNode& pn, int port, F&& f) const {
+    for (NodeIndex n : eg_.eclass(c).nodes) {
+      const ENode& e = eg_.node(n);
+      if (pn.rule_shapes.size() == 1) {
+        if (!e.is_projection() && e.op == pn.op) f(n);
+      } else if (e.is_projection() && e.port == port) {
+        for (NodeIndex t : eg_.eclass(e.children[0]).nodes)
+          if (eg_.node(t).op == pn.op && !eg_.node(t).is_projection()) f(t);
+      }
+    }
+  }
+
+  // Calls f for each candidate e-node of pattern node pn_index: found through
+  // a bound output (its producers) or a bound input (its class's parents).
+  template <class F>
+  void for_candidates(int pn_index, const State& s, F&& f) const {
+    const PatternNode& pn = p_.nodes[pn_index];
+    for (int port = 0; port < int(pn.rule_shapes.size()); ++port) {
+      const ClassId c = s.bound[pn_index * kMaxOutputs + port];
+      if (c == kAbsent) return;
+      if (c >= 0) return producers_in(c, pn, port, f);
+    }
+    for (PatternTensor in : pn.inputs) {
+      const ClassId c = bound_of(s, in);
+      if (c < 0) continue;
+      // A class's parents may repeat (one per child slot): sorted and unique.
+      std::vector<NodeIndex> parents;
+      for (NodeIndex n : eg_.eclass(c).parents)
+        if (eg_.node(n).op == pn.op && !eg_.node(n).is_projection()) parents.push_back(n);
+      std::sort(parents.begin(), parents.end());
+      parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
+      for (NodeIndex n : parents) f(n);
+      return;
+    }
+    for (NodeIndex n : eg_.nodes_of(pn.op)) f(n);  // not connected: the matcher's order avoids this
+  }
+
+  ClassId bound_of(const State& s, PatternTensor t) const {
+    const PatternNode& n = p_.nodes[t.node];
+    return n.kind == PatternKind::variable ? s.variables[n.variable] : s.bound[t.node * kMaxOutputs + t.port];
+  }
+
+  void extend(size_t k, State& s) {
+    if (k == p_.match_order.size()) {
+      if (valid(s)) {
+        EMatch m;
+        m.nodes.assign(s.nodes.begin(), s.nodes.begin() + p_.nodes.size());
+        m.variables.assign(s.variables.begin(), s.variables.begin() + p_.variable_names.size());
+        visit_(m);
+      }
+      return;
+    }
+    for_candidates(p_.match_order[k], s, [&](NodeIndex n) { try_node(k, n, s); });
+  }
+
+  void try_node(size_t k, NodeIndex n, const State& s0) {
+    const int pi = p_.match_order[k];
+    const PatternNode& pn = p_.nodes[pi];
+    const ENode& e = eg_.node(n);
+    if (e.is_projection() || e.op != pn.op || e.children.size() != pn.inputs.size()) return;
+    // The graph matcher's parameter test, early (constants' shapes are re-derived,
+    // transposes compare by permutation: both left to it).
+    if (pn.kind == PatternKind::op && e.op != OpType::transpose && !params_equal(e.op, e.params, pn.params()))
+      return;
+    const ClassId own = eg_.class_of(n);
+    for (size_t i = 0; i < p_.nodes.size(); ++i)
+      if (s0.nodes[i] >= 0 && eg_.class_of(s0.nodes[i]) == own) return;
+    State s = s0;
+    s.nodes[pi] = n;
+    for (int port = 0; port < int(pn.rule_shapes.size()); ++port) {
+      ClassId out = own;
+      if (pn.rule_shapes.size() > 1) out = eg_.projection(own, port).value_or(kAbsent);
+      ClassId& b = s.bound[pi * kMaxOutputs + port];
+      if (b != kUnbound && b != out) return;
+      b = out;
+    }
+    const bool swap_too = op_info(e.op).commutative && eg_.find(e.children[0]) != eg_.find(e.children[1]);
+    for (int swapped = 0; swapped <= int(swap_too); ++swapped) {
+      State t = s;
+      if (bind_inputs(pn, e, swapped, t)) extend(k + 1, t);
+    }
+  }
+
+  bool bind_inputs(const PatternNode& pn, const ENode& e, bool swapped, State& s) const {
+    for (size_t j = 0; j < pn.inputs.size(); ++j) {
+      const ClassId actual = eg_.find(e.children[swapped ? 1 - j : j]);
+      const PatternTensor want = pn.inputs[j];
+      ClassId& b = bound(s, want);
+      if (b != kUnbound) {
+        if (b != actual) return false;
+        continue;
+      }
+      const EClass& c = eg_.eclass(actual);
+      if (c.descs.size() != 1) return false;
+      const PatternNode& producer = p_.nodes[want.node];
+      if (producer.rule_shapes[want.port].rank() != c.descs[0].shape.rank()) return false;
+      if (producer.kind != PatternKind::variable && producer.rule_shapes.size() == 1 &&
+          !(c.ops & (uint64_t(1) << static_cast<int>(producer.op))))
+        return false;
+      b = actual;
+    }
+    return true;
+  }
+
+  // No variable meets a class an operator of the occurrence computes.
+  bool valid(const State& s) const {
+    for (size_t i = 0; i < p_.nodes.size(); ++i) {
+      if (s.nodes[i] < 0 || p_.nodes[i].kind != PatternKind::op) continue;
+      for (ClassId v : s.variables)
+        if (v >= 0 && v == eg_.class_of(s.nodes[i])) return false;
+      for (int port = 0; p_.nodes[i].rule_shapes.size() > 1 && port < int(p_.nodes[i].rule_shapes.size());
+           ++port)
+        for (ClassId v : s.variables)
+          if (v >= 0 && v == s.bound[i * kMaxOutputs + port]) return false;
+    }
+    return true;
+  }
+
+  const EGraph& eg_;
+  const Pattern& p_;
+  const std::function<void(const EMatch&)>& visit_;
+};
+
+}  // namespace
+
+void ematch_at(const EGraph& eg, const Pattern& p, NodeIndex anchor,
+               const std::function<void(const EMatch&)>& visit) {
+  EMatcher(eg, p, visit).run(anchor);
+}
+
+}  // namespace superopt::egraph

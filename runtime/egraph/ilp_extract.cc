@@ -1,0 +1,149 @@
+// The extraction ILP built column by column and handed to CBC's C interface.
+#include "runtime/egraph/ilp_extract.h"
+
+#include <Cbc_C_Interface.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+namespace superopt::egraph {
+namespace {
+
+// The classes reachable from the roots through any e-node, in the order found.
+std::vector<ClassId> reachable_classes(const EGraph& eg, const std::vector<ClassId>& roots) {
+  std::vector<char> seen(size_t(eg.num_nodes()) + 1, 0);
+  std::vector<ClassId> order, stack;
+  for (ClassId r : roots) stack.push_back(eg.find(r));
+  while (!stack.empty()) {
+    ClassId c = stack.back();
+    stack.pop_back();
+    if (seen[c]) continue;
+    seen[c] = 1;
+    order.push_back(c);
+    for (NodeIndex n : eg.eclass(c).nodes)
+      for (ClassId child : eg.node(n).children) stack.push_back(eg.find(child));
+  }
+  return order;
+}
+
+// The depth of each class under a choice (leaves 0): a feasible order for the warm start.
+std::vector<double> choice_levels(const EGraph& eg, const std::vector<NodeIndex>& choice,
+                                  const std::vector<ClassId>& classes) {
+  std::vector<double> level(choice.size(), 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ClassId c : classes) {
+      if (choice[c] < 0) continue;
+      double l = 0;
+      for (ClassId child : eg.node(choice[c]).children) l = std::max(l, level[eg.find(child)] + 1);
+      if (l > level[c] && l <= double(classes.size())) level[c] = l, changed = true;
+    }
+  }
+  return level;
+}
+
+struct ModelDeleter {
+  void operator()(Cbc_Model* m) const { Cbc_deleteModel(m); }
+};
+
+}  // namespace
+
+IlpResult ilp_extract(const EGraph& eg, const std::vector<double>& cost_ms, const std::vector<ClassId>& roots,
+                      const Extraction& warm_start, double time_limit_s) {
+  const auto start = std::chrono::steady_clock::now();
+  IlpResult result;
+  result.extraction = warm_start;
+  const std::vector<ClassId> classes = reachable_classes(eg, roots);
+  const double big_m = double(classes.size()) + 1;
+  std::vector<int> node_col(size_t(eg.num_nodes()), -1), class_col(size_t(eg.num_nodes()) + 1, -1);
+  std::unique_ptr<Cbc_Model, ModelDeleter> model(Cbc_newModel());
+  Cbc_Model* m = model.get();
+  Cbc_setLogLevel(m, 0);
+  int cols = 0;
+  for (ClassId c : classes) {
+    for (NodeIndex n : eg.eclass(c).nodes) {
+      const bool usable = std::isfinite(cost_ms[n]);
+      Cbc_addCol(m, "", 0, usable ? 1 : 0, usable ? cost_ms[n] : 0, 1, 0, nullptr, nullptr);
+      node_col[n] = cols++;
+    }
+    Cbc_addCol(m, "", 0, big_m - 1, 0, 0, 0, nullptr, nullptr);  // the class's place in the order
+    class_col[c] = cols++;
+  }
+  int rows = 0;
+  for (ClassId r : roots) {  // each output computed
+    std::vector<int> idx;
+    for (NodeIndex n : eg.eclass(r).nodes) idx.push_back(node_col[n]);
+    std::vector<double> ones(idx.size(), 1.0);
+    Cbc_addRow(m, "", int(idx.size()), idx.data(), ones.data(), 'G', 1.0);
+    ++rows;
+  }
+  for (ClassId c : classes) {
+    for (NodeIndex n : eg.eclass(c).nodes) {
+      std::vector<ClassId> children;
+      for (ClassId child : eg.node(n).children) children.push_back(eg.find(child));
+      std::sort(children.begin(), children.end());
+      children.erase(std::unique(children.begin(), children.end()), children.end());
+      for (ClassId h : children) {
+        // A chosen e-node's child class has a chosen e-node: sum(x_h) - x_n >= 0.
+        std::vector<int> idx{node_col[n]};
+        std::vector<double> val{-1.0};
+        for (NodeIndex k : eg.eclass(h).nodes) idx.push_back(node_col[k]), val.push_back(1.0);
+        Cbc_addRow(m, "", int(idx.size()), idx.data(), val.data(), 'G', 0.0);
+        // Acyclic: t_c - t_h - M x_n >= 1 - M (t_c > t_h where n is chosen).
+        int oidx[3] = {class_col[c], class_col[h], node_col[n]};
+        double oval[3] = {1.0, -1.0, -big_m};
+        if (h == c) {
+          int one[1] = {node_col[n]};
+          double v[1] = {1.0};
+          Cbc_addRow(m, "", 1, one, v, 'L', 0.0);  // an e-node reading its own class
+        } else {
+          Cbc_addRow(m, "", 3, oidx, oval, 'G', 1.0 - big_m);
+        }
+        rows += 2;
+      }
+    }
+  }
+  result.variables = cols;
+  result.constraints = rows;
+  std::vector<int> start_cols;
+  std::vector<double> start_vals;
+  const std::vector<double> level = choice_levels(eg, warm_start.choice, classes);
+  for (ClassId c : classes) {
+    for (NodeIndex n : eg.eclass(c).nodes) {
+      start_cols.push_back(node_col[n]);
+      start_vals.push_back(warm_start.choice[c] == n ? 1.0 : 0.0);
+    }
+    start_cols.push_back(class_col[c]);
+    start_vals.push_back(level[c]);
+  }
+  Cbc_setMIPStartI(m, int(start_cols.size()), start_cols.data(), start_vals.data());
+  Cbc_setMaximumSeconds(m, std::max(0.05, time_limit_s));
+  Cbc_solve(m);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.optimal = Cbc_isProvenOptimal(m);
+  const double* x = Cbc_numberSavedSolutions(m) > 0 || result.optimal ? Cbc_getColSolution(m) : nullptr;
+  if (!x) {
+    result.status = "no solution: greedy kept";
+    result.objective_ms = result.bound_ms = warm_start.cost_ms;
+    return result;
+  }
+  result.solved = true;
+  result.objective_ms = Cbc_getObjValue(m);
+  result.bound_ms = result.optimal ? result.objective_ms : Cbc_getBestPossibleObjValue(m);
+  result.gap = result.objective_ms > 0
+                   ? std::max(0.0, (result.objective_ms - result.bound_ms) / result.objective_ms)
+                   : 0;
+  result.status = result.optimal ? "optimal" : "time limit";
+  Extraction& out = result.extraction;
+  out.choice.assign(warm_start.choice.size(), -1);
+  for (ClassId c : classes)
+    for (NodeIndex n : eg.eclass(c).nodes)
+      if (out.choice[c] < 0 && x[node_col[n]] > 0.5) out.choice[c] = n;
+  out.cost_ms = choice_cost_ms(eg, cost_ms, roots, out.choice);
+  return result;
+}
+
+}  // namespace superopt::egraph

@@ -1,0 +1,123 @@
+// Equality saturation, iteration by iteration (see runner.h).
+#include "runtime/egraph/runner.h"
+
+#include <algorithm>
+
+#include "runtime/core/hashing.h"
+#include "runtime/egraph/ematch.h"
+#include "runtime/egraph/rewrite_apply.h"
+
+namespace superopt::egraph {
+namespace {
+
+uint64_t match_hash(const EGraph& eg, int rule, const EMatch& m) {
+  uint64_t h = hash_combine(0x9e3779b97f4a7c15ULL, uint64_t(rule));
+  for (NodeIndex n : m.nodes) h = hash_combine(h, uint64_t(int64_t(n)));
+  for (ClassId c : m.variables) h = hash_combine(h, uint64_t(int64_t(c < 0 ? c : eg.find(c))));
+  return h;
+}
+
+// The key rules are filed under by their anchor: operator and parameters.
+uint64_t anchor_key(OpType op, const OpParams& params) {
+  return params_hash(op, params, uint64_t(op) * 0x100000001b3ULL + 17);
+}
+
+}  // namespace
+
+const char* stop_reason_name(StopReason reason) {
+  switch (reason) {
+    case StopReason::saturated:
+      return "saturated";
+    case StopReason::iteration_limit:
+      return "iteration limit";
+    case StopReason::node_limit:
+      return "node limit";
+    case StopReason::time_limit:
+      return "time limit";
+  }
+  return "?";
+}
+
+Runner::Runner(EGraph& eg, const std::vector<DirectedRule>& rules, RunnerLimits limits)
+    : eg_(eg), rules_(rules), limits_(limits), any_params_(kNumOpTypes) {
+  for (size_t r = 0; r < rules_.size(); ++r) {
+    const Pattern& p = rules_[r].source;
+    const PatternNode& anchor = p.nodes[p.match_order.front()];
+    if (anchor.kind != PatternKind::op || anchor.op == OpType::transpose)
+      any_params_[static_cast<int>(anchor.op)].push_back(int(r));
+    else
+      by_anchor_[anchor_key(anchor.op, anchor.params())].push_back(int(r));
+  }
+  origin_.assign(eg_.num_nodes(), -1);
+}
+
+bool Runner::iterate(int iteration, RunnerReport& report) {
+  std::vector<std::pair<int, EMatch>> found;
+  auto try_rules = [&](const std::vector<int>& list, NodeIndex a) {
+    for (int r : list) {
+      const DirectedRule& rule = rules_[r];
+      if (rule.source.outputs.size() > 1 && iteration >= limits_.multi_pattern_iterations) continue;
+      ematch_at(eg_, rule.source, a, [&](const EMatch& m) { found.emplace_back(r, m); });
+    }
+  };
+  for (int op = 0; op < kNumOpTypes && !stopped_; ++op) {
+    const std::vector<NodeIndex> anchors = eg_.nodes_of(OpType(op));  // the distinct e-nodes
+    for (size_t i = 0; i < anchors.size() && !stopped_; ++i) {
+      const ENode& e = eg_.node(anchors[i]);
+      if (e.is_projection()) continue;
+      try_rules(any_params_[op], anchors[i]);
+      if (auto it = by_anchor_.find(anchor_key(e.op, e.params)); it != by_anchor_.end())
+        try_rules(it->second, anchors[i]);
+      if (i % 256 == 0 && out_of_time()) stopped_ = true, stop_ = StopReason::time_limit;
+    }
+  }
+  report.matches += int64_t(found.size());
+  bool changed = false;
+  std::vector<uint64_t> fresh;
+  for (size_t i = 0; i < found.size() && !stopped_; ++i) {
+    const auto& [r, m] = found[i];
+    const uint64_t h = match_hash(eg_, r, m);
+    if (std::binary_search(applied_.begin(), applied_.end(), h)) continue;
+    fresh.push_back(h);
+    std::vector<NodeIndex> added;
+    const ApplyOutcome outcome = apply_at(eg_, rules_[r], m, &added);
+    origin_.resize(eg_.num_nodes(), -1);
+    for (NodeIndex n : added) origin_[n] = r;
+    report.not_confirmed += outcome == ApplyOutcome::not_confirmed;
+    report.refused_merges += outcome == ApplyOutcome::refused_merge;
+    if (outcome == ApplyOutcome::changed) ++report.applications, changed = true;
+    if (eg_.num_nodes() >= limits_.max_nodes) stopped_ = true, stop_ = StopReason::node_limit;
+    if (i % 64 == 0 && out_of_time()) stopped_ = true, stop_ = StopReason::time_limit;
+  }
+  applied_.insert(applied_.end(), fresh.begin(), fresh.end());
+  std::sort(applied_.begin(), applied_.end());
+  changed |= eg_.rebuild() > 0;
+  return changed;
+}
+
+RunnerReport Runner::run() {
+  const auto start = std::chrono::steady_clock::now();
+  RunnerReport report;
+  eg_.rebuild();
+  for (int iteration = 0; !stopped_; ++iteration) {
+    if (iteration >= limits_.max_iterations) {
+      stop_ = StopReason::iteration_limit;
+      break;
+    }
+    if (out_of_time()) {
+      stop_ = StopReason::time_limit;
+      break;
+    }
+    const bool changed = iterate(iteration, report);
+    report.iterations = iteration + 1;
+    if (!changed && !stopped_) {
+      stop_ = StopReason::saturated;
+      break;
+    }
+  }
+  report.stop = stop_;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace superopt::egraph

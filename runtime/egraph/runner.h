@@ -1,0 +1,65 @@
+// The Runner (egg's): equality saturation of an e-graph with directed rules,
+// iteration by iteration (find every match, apply them, rebuild), within
+// Tensat's safeguards: an iteration limit, a node limit, a time limit, and
+// multi-output rules only in the first iterations.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/egraph/egraph.h"
+#include "runtime/rewrite/rewrite.h"
+
+namespace superopt::egraph {
+
+struct RunnerLimits {
+  int max_iterations = 8;
+  int max_nodes = 20000;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Rules with more than one output grow an e-graph fastest (Tensat's k_multi):
+  // applied in this many first iterations only.
+  int multi_pattern_iterations = 1;
+};
+
+enum class StopReason { saturated, iteration_limit, node_limit, time_limit };
+const char* stop_reason_name(StopReason reason);
+
+struct RunnerReport {
+  int iterations = 0;
+  StopReason stop = StopReason::saturated;
+  int64_t matches = 0;         // e-matches found, over all iterations
+  int64_t applications = 0;    // applications that changed the e-graph
+  int64_t not_confirmed = 0;   // e-matches the graph matcher refused (shape facts, size families)
+  int64_t refused_merges = 0;  // applications whose sides' descriptors differed
+  double seconds = 0;
+};
+
+class Runner {
+ public:
+  Runner(EGraph& eg, const std::vector<DirectedRule>& rules, RunnerLimits limits);
+  RunnerReport run();
+  // The rule (index into the rules given) whose application added e-node n, or -1 (the seed).
+  int origin(NodeIndex n) const { return n < NodeIndex(origin_.size()) ? origin_[n] : -1; }
+
+ private:
+  bool out_of_time() const { return std::chrono::steady_clock::now() >= limits_.deadline; }
+  // One iteration; false when nothing changed.
+  bool iterate(int iteration, RunnerReport& report);
+
+  EGraph& eg_;
+  const std::vector<DirectedRule>& rules_;
+  RunnerLimits limits_;
+  // Rule indices per anchor: by operator and parameters (params_hash), and per
+  // operator those whose anchor's parameters the matcher compares otherwise
+  // (transposes, by permutation; constants, not at all).
+  std::unordered_map<uint64_t, std::vector<int>> by_anchor_;
+  std::vector<std::vector<int>> any_params_;
+  std::vector<int> origin_;
+  std::vector<uint64_t> applied_;  // sorted hashes of (rule, match) applied already
+  bool stopped_ = false;
+  StopReason stop_ = StopReason::saturated;
+};
+
+}  // namespace superopt::egraph
