@@ -1,5 +1,6 @@
 // The backtracking search (search/): greedy versus backtracking (MetaFlow
-// Figure 1), the numerical check that refuses wrong graphs, ResNeXt's groups.
+// Figure 1), the numerical check that refuses wrong graphs, ResNeXt's groups,
+// the other cheapest graphs kept for end-to-end timing.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -103,4 +104,25 @@ TEST_CASE("under the H100 roofline with tiles the search merges ResNeXt's tiny g
   for (const Node& n : r.graph.nodes())
     if (n.op == OpType::conv2d)
       CHECK(conv_groups(r.graph.shape(n.inputs()[0]), r.graph.shape(n.inputs()[1])) < 32);
+}
+
+TEST_CASE("the search keeps its cheapest other graphs: distinct, cheapest first, at most the limit") {
+  Graph g = figure1_graph();
+  std::vector<Rule> rules = {enlarge_rule(), merge_convs_rule()};
+  LaunchCost cost;
+  OptimizeResult r = optimize(g, rules, cost, options(1.05));
+  REQUIRE_FALSE(r.rule_sequence.empty());
+  REQUIRE_FALSE(r.alternatives.empty());
+  CHECK(r.alternatives.size() <= 3);
+  std::vector<uint64_t> hashes = {canonical_hash(r.graph), canonical_hash(g)};
+  for (size_t k = 0; k < r.alternatives.size(); ++k) {
+    const AlternativeGraph& a = r.alternatives[k];
+    CHECK_FALSE(a.rule_sequence.empty());  // how it was reached
+    if (k > 0) CHECK(r.alternatives[k - 1].cost_ms <= a.cost_ms);
+    for (uint64_t h : hashes) CHECK(canonical_hash(a.graph) != h);
+    hashes.push_back(canonical_hash(a.graph));
+  }
+  SearchOptions none = options(1.05);
+  none.alternatives = 0;
+  CHECK(optimize(g, rules, cost, none).alternatives.empty());
 }
