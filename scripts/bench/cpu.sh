@@ -6,7 +6,7 @@
 # optimize_for_inference; PyTorch's BLAS, e.g. OpenBLAS, and its threads recorded in the table,
 # every BLAS threadpool held to N threads); plus the rules the optimizer applied under the CPU table and under
 # analytic:h100.
-#   scripts/bench/cpu.sh [--models "resnet50 bert ..."] [--threads N] [--rounds R] [--repeat N]
+#   scripts/bench/cpu.sh [--models "resnet50 bert ... FILE.onnx"] [--threads N] [--rounds R] [--repeat N]
 #                        [--table FILE] [--rules FILE] [--time-limit S] [--out DIR]
 # Timing: R rounds (default 4); in each, every model's four columns run one after the other with
 # N timed runs (default 5) after 2 warm-up runs, so drift hits every column alike; a cell is the
@@ -58,25 +58,28 @@ vendor=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | awk '{print tolower
 mkdir -p "$out/raw" "$(dirname "$table")"
 log() { echo "[cpu.sh $(date +%H:%M:%S)] $*" >&2; }
 safe() { echo "$1" | tr ':/' '__'; }
+# A model is a bundled one's name or a file: an imported ONNX model (e.g. one that
+# scripts/bench/onnx_torch.py exported from torchvision) or a graph file.
+spec() { case $1 in *.onnx | *.json) echo "$1" ;; *) echo "builtin:$1" ;; esac; }
 
 # ---------------------------------------------------------------- measure, optimize, measure, optimize
 inputs=()
-for m in $models; do inputs+=("builtin:$m"); done
+for m in $models; do inputs+=("$(spec "$m")"); done
 log "measuring the input graphs' operators into $table ($threads threads)"
 "$superopt" measure "${inputs[@]}" --device cpu --threads "$threads" --out "$table" --repeat 30 >"$out/raw/measure-inputs.txt"
 for m in $models; do
   s=$(safe "$m")
   log "$m: optimize with cpu:$threads@$table (the table, and signatures it lacks measured on the fly)"
-  "$superopt" optimize "builtin:$m" --rules "$rules" --cost "cpu:$threads@$table" --time-limit "$time_limit" \
+  "$superopt" optimize "$(spec "$m")" --rules "$rules" --cost "cpu:$threads@$table" --time-limit "$time_limit" \
     --out "$out/raw/$s.opt.json" --json >"$out/raw/$s.optimize.json" 2>"$out/raw/$s.optimize.err"
   "$superopt" measure "$out/raw/$s.opt.json" --device cpu --threads "$threads" --out "$table" --repeat 30 \
     >>"$out/raw/measure-optimized.txt"
   log "$m: optimize with analytic:h100 (for the rules it picks)"
-  "$superopt" optimize "builtin:$m" --rules "$rules" --cost analytic:h100 --time-limit "$time_limit" \
+  "$superopt" optimize "$(spec "$m")" --rules "$rules" --cost analytic:h100 --time-limit "$time_limit" \
     --json >"$out/raw/$s.h100.json" 2>/dev/null
   sum_of() { "$superopt" graph check "$1" --cost "table:$table" --json 2>/dev/null |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['totals']['cost_ms'])"; }
-  printf '{"input_sum_ms": %s, "optimized_sum_ms": %s}\n' "$(sum_of "builtin:$m")" "$(sum_of "$out/raw/$s.opt.json")" \
+  printf '{"input_sum_ms": %s, "optimized_sum_ms": %s}\n' "$(sum_of "$(spec "$m")")" "$(sum_of "$out/raw/$s.opt.json")" \
     >"$out/raw/$s.sums.json"
 done
 
@@ -85,14 +88,14 @@ for round in $(seq 1 "$rounds"); do
   for m in $models; do
     s=$(safe "$m")
     log "round $round/$rounds: $m"
-    "$superopt" run "builtin:$m" --device cpu --threads "$threads" --repeat "$repeat" --warmup 2 --json \
+    "$superopt" run "$(spec "$m")" --device cpu --threads "$threads" --repeat "$repeat" --warmup 2 --json \
       >"$out/raw/$s.ours-input.$round.json"
     "$superopt" run "$out/raw/$s.opt.json" --device cpu --threads "$threads" --repeat "$repeat" --warmup 2 --json \
       >"$out/raw/$s.ours-optimized.$round.json"
     for mode in eager script; do
       # OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (set on some machines for old OpenBLAS builds) unset for
       # PyTorch alone: they make a current OpenBLAS pick slower kernels (torch_blas.py).
-      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$python" scripts/bench/torch_models.py "builtin:$m" --device cpu --mode "$mode" --threads "$threads" \
+      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$python" scripts/bench/torch_models.py "$(spec "$m")" --device cpu --mode "$mode" --threads "$threads" \
         --repeat "$repeat" --warmup 2 --json >"$out/raw/$s.torch-$mode.$round.json"
     done
   done
