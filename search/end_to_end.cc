@@ -94,7 +94,7 @@ std::optional<int> end_to_end_threads(const std::string& cost_spec) {
 
 EndToEndDecision accept_end_to_end(const Graph& input, OptimizeResult& result, const SearchOptions& search,
                                    const EndToEndOptions& options) {
-  EndToEndDecision d{options.rounds, options.repeats, 0, {}, 0, ""};
+  EndToEndDecision d{options.rounds, options.repeats, options.threads, {}, 0, ""};
   std::vector<Contender> list = contenders(input, result, options.max_alternatives);
   if (list.size() == 1) {
     d.timed.push_back(list[0].timed);

@@ -35,7 +35,7 @@ struct TimedGraph {
 };
 
 struct EndToEndDecision {
-  int rounds = 0, repeats = 0, threads = 0;
+  int rounds = 0, repeats = 0, threads = 0;  // threads: those timed with (0: not timed, every core)
   std::vector<TimedGraph> timed;  // the input first
   int chosen = 0;                 // index into timed: 0 = the input
   std::string reason;             // one line saying why
