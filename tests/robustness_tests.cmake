@@ -165,3 +165,11 @@ add_test(NAME writer_lock_cli
                  ${CMAKE_CURRENT_BINARY_DIR}/writer_lock_cli)
 set_tests_properties(writer_lock_cli PROPERTIES TIMEOUT 120 FIXTURES_REQUIRED rule_db
                      PASS_REGULAR_EXPRESSION "writer_lock_cli_test: ok" FAIL_REGULAR_EXPRESSION "writer_lock_cli_test: FAIL")
+
+# An empty value on the command line is an error, not a silent no-op (issue 37,
+# items 7 and 9): `--out ''` wrote nothing with exit 0, `--only ''` meant every
+# axiom. (A script: CMake drops empty arguments from a test's command.)
+add_test(NAME cli_empty_values
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/empty_values_test.sh $<TARGET_FILE:superopt> ${flag_graph} ${flag_rules})
+set_tests_properties(cli_empty_values PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "empty_values_test: ok"
+                     FAIL_REGULAR_EXPRESSION "empty_values_test: FAIL")

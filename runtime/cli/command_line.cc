@@ -51,6 +51,31 @@ void refuse_boost_placeholders(const std::vector<std::string>& args) {
                     "', which the option parser cannot quote in its messages");
 }
 
+// An empty value given on the command line (`--out ''`, `--only ''`, a model
+// path '') meant nothing silently before: no file written, every axiom.
+// Options whose default is empty are not affected unless given.
+void refuse_empty_values(const po::variables_map& vm, const po::options_description& options,
+                         const po::positional_options_description& positional) {
+  auto is_positional = [&](const std::string& name) {
+    for (unsigned k = 0; k < positional.max_total_count() && k < 16; ++k)
+      if (positional.name_for_position(k) == name) return true;
+    return false;
+  };
+  for (const auto& [name, value] : vm) {
+    if (value.defaulted() || value.empty()) continue;
+    // Switches (`--force`, `--json`) hold an empty string of no token.
+    const po::option_description* option = options.find_nothrow(name, false);
+    if (!option || option->semantic()->min_tokens() == 0) continue;
+    bool empty = false;
+    if (const auto* text = boost::any_cast<std::string>(&value.value())) empty = text->empty();
+    if (const auto* list = boost::any_cast<std::vector<std::string>>(&value.value()))
+      for (const std::string& item : *list) empty = empty || item.empty();
+    if (!empty) continue;
+    if (is_positional(name)) throw Error("the " + name + " argument is empty");
+    throw Error("--" + name + ": empty value");
+  }
+}
+
 }  // namespace
 
 std::optional<po::variables_map> parse(std::string_view usage, const po::options_description& options,
@@ -71,6 +96,7 @@ std::optional<po::variables_map> parse(std::string_view usage, const po::options
   } catch (const po::error& e) {
     throw Error(e.what());
   }
+  refuse_empty_values(vm, all, positional);
   return vm;
 }
 
