@@ -70,7 +70,9 @@ EqsatOutcome eqsat_search(const Graph& g, const RuleIndex& rules, CostModel& cos
   limits.max_iterations = options.eqsat_max_iterations;
   limits.max_nodes = options.eqsat_max_nodes;
   limits.multi_pattern_iterations = options.eqsat_multi_iterations;
-  limits.deadline = start + (std::max(deadline, start) - start) / 2;
+  limits.deadline = std::min(start + (std::max(deadline, start) - start) / 2,
+                             start + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(options.eqsat_time_limit_s)));
   egraph::Runner runner(eg, rules.rules, limits);
   record_saturation(eg, runner.run(), out.stats);
 

@@ -63,6 +63,7 @@ struct SearchOptions {
   int eqsat_max_nodes = 20000;         // e-nodes: the saturation stops adding past this
   int eqsat_max_iterations = 8;        // match-apply-rebuild rounds
   int eqsat_multi_iterations = 1;      // rounds that apply multi-output rules (Tensat's k_multi)
+  double eqsat_time_limit_s = 10;      // saturation's wall clock (and at most half the time left)
   bool eqsat_ilp = true;               // extract by ILP (CBC); false: greedy only
   double eqsat_ilp_time_limit_s = 10;  // the ILP's share; the greedy choice stands when it runs out
 };

@@ -104,6 +104,7 @@ class EMatcher {
     // transposes compare by permutation: both left to it).
     if (pn.kind == PatternKind::op && e.op != OpType::transpose && !params_equal(e.op, e.params, pn.params()))
       return;
+    if (!producers_fit(pn, e)) return;
     const ClassId own = eg_.class_of(n);
     for (size_t i = 0; i < p_.nodes.size(); ++i)
       if (s0.nodes[i] >= 0 && eg_.class_of(s0.nodes[i]) == own) return;
@@ -121,6 +122,21 @@ class EMatcher {
       State t = s;
       if (bind_inputs(pn, e, swapped, t)) extend(k + 1, t);
     }
+  }
+
+  // A look before copying any state: each input the pattern computes has an
+  // e-node of the right operator in the class it meets (either order when commutative).
+  bool producers_fit(const PatternNode& pn, const ENode& e) const {
+    auto fits = [&](bool swapped) {
+      for (size_t j = 0; j < pn.inputs.size(); ++j) {
+        const PatternNode& producer = p_.nodes[pn.inputs[j].node];
+        if (producer.kind == PatternKind::variable || producer.rule_shapes.size() != 1) continue;
+        const uint64_t ops = eg_.eclass(e.children[swapped ? 1 - j : j]).ops;
+        if (!(ops & (uint64_t(1) << static_cast<int>(producer.op)))) return false;
+      }
+      return true;
+    };
+    return fits(false) || (op_info(e.op).commutative && fits(true));
   }
 
   bool bind_inputs(const PatternNode& pn, const ENode& e, bool swapped, State& s) const {

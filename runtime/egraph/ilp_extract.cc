@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 
@@ -29,22 +30,6 @@ std::vector<ClassId> reachable_classes(const EGraph& eg, const std::vector<Class
   return order;
 }
 
-// The depth of each class under a choice (leaves 0): a feasible order for the warm start.
-std::vector<double> choice_levels(const EGraph& eg, const std::vector<NodeIndex>& choice,
-                                  const std::vector<ClassId>& classes) {
-  std::vector<double> level(choice.size(), 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (ClassId c : classes) {
-      if (choice[c] < 0) continue;
-      double l = 0;
-      for (ClassId child : eg.node(choice[c]).children) l = std::max(l, level[eg.find(child)] + 1);
-      if (l > level[c] && l <= double(classes.size())) level[c] = l, changed = true;
-    }
-  }
-  return level;
-}
-
 struct ModelDeleter {
   void operator()(Cbc_Model* m) const { Cbc_deleteModel(m); }
 };
@@ -52,23 +37,35 @@ struct ModelDeleter {
 }  // namespace
 
 IlpResult ilp_extract(const EGraph& eg, const std::vector<double>& cost_ms, const std::vector<ClassId>& roots,
-                      const Extraction& warm_start, double time_limit_s) {
+                      const Extraction& warm_start, double time_limit_s, int max_nodes) {
   const auto start = std::chrono::steady_clock::now();
   IlpResult result;
   result.extraction = warm_start;
   const std::vector<ClassId> classes = reachable_classes(eg, roots);
+  int reachable_nodes = 0;
+  for (ClassId c : classes) reachable_nodes += int(eg.eclass(c).nodes.size());
+  if (reachable_nodes > max_nodes) {
+    result.status = "too large: greedy kept";
+    result.variables = reachable_nodes + int(classes.size());
+    result.objective_ms = result.bound_ms = warm_start.cost_ms;
+    return result;
+  }
   const double big_m = double(classes.size()) + 1;
   std::vector<int> node_col(size_t(eg.num_nodes()), -1), class_col(size_t(eg.num_nodes()) + 1, -1);
   std::unique_ptr<Cbc_Model, ModelDeleter> model(Cbc_newModel());
   Cbc_Model* m = model.get();
-  Cbc_setLogLevel(m, 0);
+  Cbc_setLogLevel(m, getenv("SUPEROPT_CBC_LOG") ? 1 : 0);
   int cols = 0;
+  // The e-nodes' binaries first, then the classes' orders: CBC 2.10's MIP
+  // start is read by position from column 0, whatever the indices passed.
   for (ClassId c : classes) {
     for (NodeIndex n : eg.eclass(c).nodes) {
       const bool usable = std::isfinite(cost_ms[n]);
       Cbc_addCol(m, "", 0, usable ? 1 : 0, usable ? cost_ms[n] : 0, 1, 0, nullptr, nullptr);
       node_col[n] = cols++;
     }
+  }
+  for (ClassId c : classes) {
     Cbc_addCol(m, "", 0, big_m - 1, 0, 0, 0, nullptr, nullptr);  // the class's place in the order
     class_col[c] = cols++;
   }
@@ -110,17 +107,17 @@ IlpResult ilp_extract(const EGraph& eg, const std::vector<double>& cost_ms, cons
   result.constraints = rows;
   std::vector<int> start_cols;
   std::vector<double> start_vals;
-  const std::vector<double> level = choice_levels(eg, warm_start.choice, classes);
+  // Only the binaries, in column order: CBC finds the orders by an LP with them fixed.
   for (ClassId c : classes) {
     for (NodeIndex n : eg.eclass(c).nodes) {
       start_cols.push_back(node_col[n]);
       start_vals.push_back(warm_start.choice[c] == n ? 1.0 : 0.0);
     }
-    start_cols.push_back(class_col[c]);
-    start_vals.push_back(level[c]);
   }
   Cbc_setMIPStartI(m, int(start_cols.size()), start_cols.data(), start_vals.data());
   Cbc_setMaximumSeconds(m, std::max(0.05, time_limit_s));
+  Cbc_setParameter(m, "timeMode", "elapsed");  // the wall clock, as the search's time limit
+  Cbc_setParameter(m, "preprocess", "off");
   Cbc_solve(m);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.optimal = Cbc_isProvenOptimal(m);

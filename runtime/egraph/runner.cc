@@ -40,9 +40,18 @@ const char* stop_reason_name(StopReason reason) {
 
 Runner::Runner(EGraph& eg, const std::vector<DirectedRule>& rules, RunnerLimits limits)
     : eg_(eg), rules_(rules), limits_(limits), any_params_(kNumOpTypes) {
+  needs_.resize(rules_.size());
   for (size_t r = 0; r < rules_.size(); ++r) {
     const Pattern& p = rules_[r].source;
     const PatternNode& anchor = p.nodes[p.match_order.front()];
+    AnchorNeed& need = needs_[r];
+    need.producer.fill(-1);
+    need.commutative = op_info(anchor.op).commutative;
+    for (size_t j = 0; j < anchor.inputs.size() && j < kMaxInputs; ++j) {
+      const PatternNode& producer = p.nodes[anchor.inputs[j].node];
+      if (producer.kind != PatternKind::variable && producer.rule_shapes.size() == 1)
+        need.producer[j] = int8_t(producer.op);
+    }
     if (anchor.kind != PatternKind::op || anchor.op == OpType::transpose)
       any_params_[static_cast<int>(anchor.op)].push_back(int(r));
     else
@@ -53,8 +62,12 @@ Runner::Runner(EGraph& eg, const std::vector<DirectedRule>& rules, RunnerLimits 
 
 bool Runner::iterate(int iteration, RunnerReport& report) {
   std::vector<std::pair<int, EMatch>> found;
+  std::array<uint64_t, kMaxInputs> child_ops{};
   auto try_rules = [&](const std::vector<int>& list, NodeIndex a) {
+    const ENode& e = eg_.node(a);
+    for (size_t j = 0; j < e.children.size(); ++j) child_ops[j] = eg_.eclass(e.children[j]).ops;
     for (int r : list) {
+      if (!anchor_fits(needs_[r], child_ops, int(e.children.size()))) continue;
       const DirectedRule& rule = rules_[r];
       if (rule.source.outputs.size() > 1 && iteration >= limits_.multi_pattern_iterations) continue;
       ematch_at(eg_, rule.source, a, [&](const EMatch& m) { found.emplace_back(r, m); });
@@ -93,6 +106,18 @@ bool Runner::iterate(int iteration, RunnerReport& report) {
   std::sort(applied_.begin(), applied_.end());
   changed |= eg_.rebuild() > 0;
   return changed;
+}
+
+bool Runner::anchor_fits(const AnchorNeed& need, const std::array<uint64_t, kMaxInputs>& child_ops,
+                         int inputs) const {
+  auto fits = [&](bool swapped) {
+    for (int j = 0; j < inputs; ++j) {
+      const int op = need.producer[j];
+      if (op >= 0 && !(child_ops[swapped ? 1 - j : j] & (uint64_t(1) << op))) return false;
+    }
+    return true;
+  };
+  return fits(false) || (need.commutative && inputs == 2 && fits(true));
 }
 
 RunnerReport Runner::run() {

@@ -4,6 +4,7 @@
 // multi-output rules only in the first iterations.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <unordered_map>
@@ -56,6 +57,16 @@ class Runner {
   // (transposes, by permutation; constants, not at all).
   std::unordered_map<uint64_t, std::vector<int>> by_anchor_;
   std::vector<std::vector<int>> any_params_;
+  // Per rule: the operator each input of its anchor must be produced by (-1:
+  // a variable, any), checked against the anchor's children's operator masks
+  // before matching (most rules filed under a key fail there).
+  struct AnchorNeed {
+    std::array<int8_t, kMaxInputs> producer{};
+    bool commutative = false;
+  };
+  std::vector<AnchorNeed> needs_;
+  bool anchor_fits(const AnchorNeed& need, const std::array<uint64_t, kMaxInputs>& child_ops,
+                   int inputs) const;
   std::vector<int> origin_;
   std::vector<uint64_t> applied_;  // sorted hashes of (rule, match) applied already
   bool stopped_ = false;
