@@ -86,6 +86,18 @@ def cases():
     yield "resize_down", model([helper.make_node("Resize", ["xs", "", "", "sizes"], ["y"], mode="linear")],
                                [1, 2, 9, 8], {"sizes": np.array([1, 2, 4, 3], np.int64)}, 17), "resize", \
         lambda x: F.interpolate(x, size=(4, 3), mode="bilinear", align_corners=False)
+    i64 = lambda *v: np.array(v, np.int64)
+    yield "slice_step", model([helper.make_node("Slice", ["xs", "s", "e", "a", "st"], ["y"])], [1, 2, 6, 5],
+                              {"s": i64(1), "e": i64(100), "a": i64(2), "st": i64(2)}, 13), "slice", \
+        lambda x: x[:, :, 1::2]
+    yield "gather_scalar", model([helper.make_node("Gather", ["xs", "i"], ["y"], axis=1)], [2, 3, 4],
+                                 {"i": np.array(-2, np.int64)}, 13), "slice", lambda x: x[:, 1]
+    yield "reduce_l2", model([helper.make_node("ReduceL2", ["xs"], ["y"], axes=[-1])], [2, 3, 4], {}, 17), \
+        "reduce_mean", lambda x: torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    other = rng_array(2, 3, 5, 4)
+    yield "einsum", model([helper.make_node("Einsum", ["xs", "k"], ["y"], equation="b h i d, b h j d -> b h i j")],
+                          [2, 3, 6, 4], {"k": other}, 13), "matmul", \
+        lambda x: torch.einsum("bhid,bhjd->bhij", x, t(other))
     # Dilation 2 keeps every tap; dilation 6 on a 5x5 map leaves only the centre one.
     for d in (2, 6):
         yield f"conv_dilation_{d}", model([helper.make_node("Conv", ["xs", "w"], ["y"], dilations=[d, d],

@@ -1,7 +1,9 @@
-// Folding at import, continued: the operators Swin's attention masks are built
-// from when every input is known (Mod, Not, ScatterND, and Where with
-// broadcasting, as masked_fill exports it). Like onnx_fold.cc, they produce
-// constants and never reach the graph.
+// Folding at import, continued: the operators Swin's attention masks and
+// position biases are built from when every input is known (Mod, Not,
+// ScatterND, Transpose, Exp, Clip, Expand, Pow, and Where with broadcasting, as
+// masked_fill exports it). Like onnx_fold.cc, they
+// produce constants and never reach the graph.
+#include <algorithm>
 #include <cmath>
 
 #include "runtime/core/error.h"
@@ -99,9 +101,78 @@ void fold_scatter_nd(Importer& im, const NodeProto& n) {
   im.set_output(n, 0, std::move(out));
 }
 
+// Swin's relative position index, permuted before it is gathered from.
+void fold_transpose(Importer& im, const NodeProto& n) {
+  const Constant& c = need(im, n, 0);
+  const int rank = static_cast<int>(c.dims.size());
+  std::vector<int64_t> perm = attr_ints(n, "perm").value_or(std::vector<int64_t>{});
+  if (perm.empty())
+    for (int k = rank - 1; k >= 0; --k) perm.push_back(k);
+  if (static_cast<int>(perm.size()) != rank) throw Error("perm does not match the input's rank");
+  std::vector<int64_t> dims, in_strides(size_t(rank), 1), out_strides(size_t(rank), 1);
+  for (int k = rank - 2; k >= 0; --k)
+    in_strides[size_t(k)] = in_strides[size_t(k) + 1] * c.dims[size_t(k) + 1];
+  for (int64_t& p : perm) p = normalize_axis(p, rank);
+  for (int64_t p : perm) dims.push_back(c.dims[size_t(p)]);
+  for (int k = rank - 2; k >= 0; --k)
+    out_strides[size_t(k)] = out_strides[size_t(k) + 1] * dims[size_t(k) + 1];
+  Constant out;
+  out.dims = dims;
+  out.is_real = c.is_real;
+  for (int64_t o = 0; o < out.size(); ++o) {
+    int64_t from = 0;
+    for (int k = 0; k < rank; ++k)
+      from += (o / out_strides[size_t(k)] % dims[size_t(k)]) * in_strides[size_t(perm[size_t(k)])];
+    if (c.is_real)
+      out.reals.push_back(c.reals[size_t(from)]);
+    else
+      out.ints.push_back(c.ints[size_t(from)]);
+  }
+  im.set_output(n, 0, std::move(out));
+}
+
+// Swin V2's logit scale, exp(clamp(log scale)).
+void fold_exp(Importer& im, const NodeProto& n) {
+  Constant c = need(im, n, 0);
+  if (!c.is_real) throw Error("Exp needs a real input");
+  for (float& v : c.reals) v = static_cast<float>(std::exp(double(v)));
+  im.set_output(n, 0, std::move(c));
+}
+
+// x.new_zeros(shape) and friends: a constant broadcast to a shape (both ways, as Expand).
+void fold_expand(Importer& im, const NodeProto& n) {
+  const Constant& c = need(im, n, 0);
+  im.set_output(n, 0, broadcast_to(c, broadcast_dims(c.dims, as_ints(need(im, n, 1), "shape"))));
+}
+
+// head_dim ** -0.5 and the like, in double, rounded to float.
+void fold_pow(Importer& im, const NodeProto& n) {
+  im.set_output(n, 0,
+                broadcast_apply(
+                    need(im, n, 0), need(im, n, 1), +[](double x, double y) { return std::pow(x, y); }));
+}
+
+// Swin V2's clamped logit scale; absent bounds do not clamp.
+void fold_clip(Importer& im, const NodeProto& n) {
+  Constant c = need(im, n, 0);
+  if (!c.is_real) throw Error("Clip needs a real input");
+  auto bound = [&](int i, const char* attr, double fallback) {
+    if (im.has_input(n, i)) return need(im, n, i).at(0);
+    return has_attr(n, attr) ? double(attr_float(n, attr, 0)) : fallback;
+  };
+  const double lo = bound(1, "min", -INFINITY), hi = bound(2, "max", INFINITY);
+  for (float& v : c.reals) v = static_cast<float>(std::min(std::max(double(v), lo), hi));
+  im.set_output(n, 0, std::move(c));
+}
+
 }  // namespace
 
 void add_mask_folders(MapperTable& t) {
+  t["Clip"] = fold_clip;
+  t["Expand"] = fold_expand;
+  t["Pow"] = fold_pow;
+  t["Exp"] = fold_exp;
+  t["Transpose"] = fold_transpose;
   t["Mod"] = fold_mod;
   t["Not"] = fold_not;
   t["Where"] = fold_where;

@@ -43,8 +43,12 @@ void alias(Importer& im, const NodeProto& n) {
 }
 
 void map_dropout(Importer& im, const NodeProto& n) {
-  if (attr_int(n, "training_mode", 0) ||
-      (im.has_input(n, 2) && im.constant_input(n, 2) && im.constant_input(n, 2)->at(0) != 0))
+  // A ratio of 0 drops nothing even in training mode (Swin's attention dropout,
+  // exported with TrainingMode.PRESERVE).
+  const Constant* ratio = im.has_input(n, 1) ? im.constant_input(n, 1) : nullptr;
+  const bool drops = ratio ? ratio->size() != 1 || ratio->at(0) != 0 : attr_float(n, "ratio", 0.5f) != 0;
+  if (drops && (attr_int(n, "training_mode", 0) ||
+                (im.has_input(n, 2) && im.constant_input(n, 2) && im.constant_input(n, 2)->at(0) != 0)))
     throw Error("dropout in training mode is not supported (inference only)");
   alias(im, n);  // a mask output, if any, stays unbound: reading it fails as unproduced
 }
@@ -205,18 +209,43 @@ void map_split(Importer& im, const NodeProto& n) {
   if (begin != in[axis]) throw Error("split sizes do not add up to the axis");
 }
 
+// Every step-th element of [s, e) along an axis whose length the step divides
+// (Swin's patch merging, x[..., 0::2, 0::2, :]): the axis viewed as [blocks,
+// step], one position of the step, the blocks that hold the range.
+TensorRef strided_slice(Importer& im, TensorRef x, int axis, int64_t s, int64_t e, int64_t step) {
+  Shape dims = im.graph().shape(x);
+  if (step < 1 || dims[axis] % step || dims.rank() == kMaxRank)
+    throw Error("steps other than 1 are supported on a computed tensor only when they divide the axis");
+  std::vector<int64_t> split;
+  for (int k = 0; k < dims.rank(); ++k)
+    if (k == axis) {
+      split.push_back(dims[k] / step);
+      split.push_back(step);
+    } else {
+      split.push_back(dims[k]);
+    }
+  const int64_t count = (e - s + step - 1) / step;
+  TensorRef y = reshape(im, x, split);
+  y = slice(im, y, axis + 1, s % step, s % step + 1, {});
+  y = slice(im, y, axis, s / step, s / step + count, {});
+  std::vector<int64_t> out;
+  for (int k = 0; k < dims.rank(); ++k) out.push_back(k == axis ? count : dims[k]);
+  return reshape(im, y, out);
+}
+
 void map_slice(Importer& im, const NodeProto& n) {
   std::vector<int64_t> in = im.input_dims(n, 0);
   const int rank = static_cast<int>(in.size());
   const auto [starts, ends, axes, steps] = slice_args(im, n);
   TensorRef x = im.tensor_input(n, 0);
   for (size_t k = 0; k < starts.size(); ++k) {
-    if (steps[k] != 1) throw Error("steps other than 1 on a computed tensor are not supported");
+    if (steps[k] < 1) throw Error("negative steps on a computed tensor are not supported");
     const int a = normalize_axis(axes[k], rank);
     int64_t s = starts[k], e = ends[k];
-    slice_bounds(in[a], 1, s, e);
+    slice_bounds(in[a], steps[k], s, e);
     if (s >= e) throw Error("the slice is empty");
-    x = slice(im, x, a, s, e, k + 1 == starts.size() ? n.output(0) : std::string());
+    const std::string name = k + 1 == starts.size() ? n.output(0) : std::string();
+    x = steps[k] == 1 ? slice(im, x, a, s, e, name) : strided_slice(im, x, a, s, e, steps[k]);
   }
   im.set_output(n, 0, x);
 }

@@ -1,6 +1,6 @@
 // ONNX operators the torchvision zoo brought (issue 36): LayerNormalization,
-// HardSigmoid, HardSwish, Expand and Resize (bilinear, as PyTorch's
-// interpolate with align_corners=False exports it).
+// HardSigmoid, HardSwish, Expand, Resize (bilinear, as PyTorch's interpolate
+// with align_corners=False exports it), Gather from a computed tensor and ReduceL2.
 #include <cmath>
 
 #include "runtime/core/error.h"
@@ -130,9 +130,81 @@ void map_resize(Importer& im, const NodeProto& n) {
   im.set_output(n, 0, im.emit(OpType::resize, {x}, p, n.output(0)));
 }
 
+// Gather with known indices from a computed tensor (ViT's class token, x[:, 0]):
+// slices along the axis, concatenated where the indices are not one run; a
+// scalar index drops the axis.
+void map_gather(Importer& im, const NodeProto& n) {
+  const Constant* indices = im.constant_input(n, 1);
+  if (!indices) throw Error("indices computed at run time are not supported");
+  std::vector<int64_t> in = im.input_dims(n, 0);
+  const int rank = static_cast<int>(in.size());
+  const int axis = normalize_axis(attr_int(n, "axis", 0), rank);
+  std::vector<int64_t> idx = as_ints(*indices, "indices");
+  if (indices->dims.size() > 1 || idx.empty()) throw Error("only a scalar or a list of indices is supported");
+  for (int64_t& i : idx) {
+    if (i < -in[axis] || i >= in[axis]) throw Error("index " + std::to_string(i) + " out of range");
+    if (i < 0) i += in[axis];
+  }
+  TensorRef x = im.tensor_input(n, 0);
+  std::vector<TensorRef> parts;
+  for (size_t k = 0; k < idx.size();) {
+    size_t end = k + 1;
+    while (end < idx.size() && idx[end] == idx[end - 1] + 1) ++end;
+    OpParams p;
+    p.axis = axis;
+    p.begin = static_cast<int32_t>(idx[k]);
+    p.end = static_cast<int32_t>(idx[end - 1] + 1);
+    parts.push_back(p.begin == 0 && p.end == in[axis] ? x : im.emit(OpType::slice, {x}, p));
+    k = end;
+  }
+  OpParams cat;
+  cat.axis = axis;
+  TensorRef y = parts.size() == 1 ? parts[0] : im.emit(OpType::concat, parts, cat);
+  if (indices->dims.empty()) {
+    in.erase(in.begin() + axis);
+    OpParams r;
+    r.shape = shape_of(in);
+    y = im.emit(OpType::reshape, {y}, r, n.output(0));
+  }
+  im.set_output(n, 0, y);
+}
+
+// ReduceL2 (Swin V2's F.normalize): sqrt(mean(x * x) * count) over the axes.
+void map_reduce_l2(Importer& im, const NodeProto& n) {
+  std::vector<int64_t> in = im.input_dims(n, 0);
+  const int rank = static_cast<int>(in.size());
+  std::vector<int64_t> axes = ints_from(im, n, 1, "axes").value_or(std::vector<int64_t>{});
+  if (axes.empty())
+    for (int k = 0; k < rank; ++k) axes.push_back(k);
+  OpParams p;
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    const int k = normalize_axis(a, rank);
+    if (!(p.axes & (1u << k))) count *= in[size_t(k)];
+    p.axes |= static_cast<uint8_t>(1u << k);
+  }
+  const bool keep = attr_int(n, "keepdims", 1) != 0;
+  TensorRef x = im.tensor_input(n, 0);
+  TensorRef mean = im.emit(OpType::reduce_mean, {im.emit(OpType::ewmul, {x, x})}, p);
+  TensorRef sum =
+      im.emit(OpType::ewmul, {mean, im.weight(Constant::real({}, {float(count)}), n.output(0) + "_count")});
+  TensorRef y = im.emit(OpType::sqrt, {sum}, {}, keep ? n.output(0) : "");
+  if (!keep) {
+    std::vector<int64_t> dims;
+    for (int k = 0; k < rank; ++k)
+      if (!(p.axes & (1u << k))) dims.push_back(in[size_t(k)]);
+    OpParams r;
+    r.shape = shape_of(dims);
+    y = im.emit(OpType::reshape, {y}, r, n.output(0));
+  }
+  im.set_output(n, 0, y);
+}
+
 }  // namespace
 
 void add_zoo_mappers(MapperTable& t) {
+  t["ReduceL2"] = map_reduce_l2;
+  t["Gather"] = map_gather;
   t["LayerNormalization"] = map_layer_norm;
   t["HardSigmoid"] = map_hardsigmoid;
   t["HardSwish"] = map_hardswish;
