@@ -184,6 +184,9 @@ TEST_CASE("evaluation is refused from shapes when its tensors exceed the budget"
       check_evaluation_memory(g, sizeof(double)),
       Equals("evaluating matmul 'mm' (output 1000x1000: 8.0 MB, with the tensors live then) needs "
              "24.0 MB, over the memory budget of 20.0 MB (--max-memory)"));
+  set_memory_budget(23'999'999);  // a difference the rounded figures would hide
+  CHECK_THROWS_WITH(check_evaluation_memory(g, sizeof(double)),
+                    Contains("needs 24000000 bytes, over the memory budget of 23999999 bytes"));
   set_memory_budget(24'000'000);
   CHECK_NOTHROW(check_evaluation_memory(g, sizeof(double)));
   set_memory_budget(before);

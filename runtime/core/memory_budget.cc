@@ -61,9 +61,14 @@ void set_memory_budget(int64_t bytes) {
 
 void check_memory_budget(int64_t needed_bytes, const std::string& what) {
   const int64_t budget = memory_budget_bytes();
-  if (needed_bytes > budget)
-    throw Error(what + " needs " + bytes_text(needed_bytes) + ", over the memory budget of " +
-                bytes_text(budget) + " (--max-memory)");
+  if (needed_bytes <= budget) return;
+  std::string needed = bytes_text(needed_bytes), allowed = bytes_text(budget);
+  // "needs 33.6 MB, over the budget of 33.6 MB" says nothing: exact bytes then.
+  if (needed == allowed) {
+    needed = std::to_string(needed_bytes) + " bytes";
+    allowed = std::to_string(budget) + " bytes";
+  }
+  throw Error(what + " needs " + needed + ", over the memory budget of " + allowed + " (--max-memory)");
 }
 
 std::string bytes_text(int64_t bytes) {
