@@ -29,6 +29,7 @@
 #include "runtime/models/model_zoo.h"
 #include "runtime/rewrite/derivation.h"
 #include "search/end_to_end.h"
+#include "search/optimize_report.h"
 #include "search/search.h"
 
 namespace superopt {
@@ -43,8 +44,7 @@ constexpr const char* kUsage =
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
     "[--search backtracking|pruning|dpp|sampling|exhaustive|eqsat] [--max-length 10] [--sample-size 20] "
     "[--eta 1] "
-    "[--eqsat-nodes 20000] [--eqsat-iterations 8] [--eqsat-multi-iterations 1] [--eqsat-time-limit 10] "
-    "[--extract greedy|ilp] "
+    "[--eqsat-nodes 20000] [--eqsat-iterations 8] [--eqsat-multi-iterations 1] [--extract greedy|ilp] "
     "[--ilp-time-limit 10] "
     "[--input-shape NAME=DIMS] [--e2e-rounds 5]";
 
@@ -64,21 +64,6 @@ void require_writable_directory(const std::string& path) {
   if (dir.empty()) dir = ".";
   if (::access(dir.c_str(), W_OK) != 0)
     throw Error("--mark-suspects: cannot write " + path + ": " + dir.string() + ": " + std::strerror(errno));
-}
-
-SearchKind parse_search_kind(const std::string& name) {
-  for (SearchKind k : {SearchKind::backtracking, SearchKind::pruning, SearchKind::dpp, SearchKind::sampling,
-                       SearchKind::exhaustive, SearchKind::eqsat})
-    if (name == search_kind_name(k)) return k;
-  throw Error("--search: unknown search '" + name +
-              "' (expected backtracking, pruning, dpp, sampling, exhaustive or eqsat)");
-}
-
-// The process's peak resident memory: what OCGGS Table 3c reports.
-double peak_memory_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_maxrss) / 1024;  // kilobytes on Linux
 }
 
 std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
@@ -122,10 +107,8 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
                                              cli::positive(&o.eqsat_max_iterations, "--eqsat-iterations"),
                                              "eqsat: iteration limit (default 8)")(
       "eqsat-multi-iterations", cli::non_negative(&o.eqsat_multi_iterations, "--eqsat-multi-iterations"),
-      "eqsat: iterations applying multi-output rules (default 1)")(
-      "eqsat-time-limit", cli::number(&o.eqsat_time_limit_s, "--eqsat-time-limit", 0.001, 1e7),
-      "eqsat: seconds for saturation, at most half the time left (default 10)")(
-      "extract", po::value(&a.extract), "eqsat: greedy or ilp (CBC; the default)")(
+      "eqsat: iterations applying multi-output rules (default 1)")("extract", po::value(&a.extract),
+                                                                   "eqsat: greedy or ilp (CBC; the default)")(
       "ilp-time-limit", cli::number(&o.eqsat_ilp_time_limit_s, "--ilp-time-limit", 0.01, 1e6),
       "eqsat: seconds for the ILP; the greedy result stands after (default 10)");
   cli::add_model_options(options, a.input_shapes);
@@ -142,39 +125,9 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   return a;
 }
 
-// "Rules from another opset": the database's operator set names an operator
-// this superopt does not know, or shares no operator with the model. A database
-// whose operator set lists no operators is judged by the operators of its rules.
-void check_opset(const RuleDatabase& db, const Graph& model, const std::string& file) {
-  std::set<OpType> model_ops, rule_ops;
-  for (const Node& n : model.nodes()) model_ops.insert(n.op);
-  try {
-    std::optional<std::set<OpType>> listed = db.opset_operators();
-    rule_ops = listed ? std::move(*listed) : db.operators_used();
-  } catch (const Error& e) {
-    throw Error(file + ": rules from another operator set: " + e.what());
-  }
-  std::string names;
-  bool shared = false;
-  for (OpType op : rule_ops) {
-    if (op == OpType::input || op == OpType::weight) continue;
-    shared |= model_ops.count(op) > 0;
-    names += (names.empty() ? "" : ", ") + std::string(op_name(op));
-  }
-  if (!shared)
-    throw Error(file + ": rules from another operator set: none of the operators of '" + db.info.opset_name +
-                "' (" + names + ") occurs in the model");
-}
-
 std::string fixed(double x, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
-
-std::string hex_hash(const Graph& g) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, canonical_hash(g));
   return buf;
 }
 
@@ -205,21 +158,6 @@ void mark_suspects(const RuleDatabase& searched, const std::vector<SuspectRule>&
   db.write(path);
 }
 
-Json suspects_json(const std::vector<SuspectRule>& suspects) {
-  Json list = Json::array();
-  for (const SuspectRule& s : suspects)
-    list.push_back({{"id", s.id}, {"label", s.label}, {"max_relative_error", s.max_relative_error}});
-  return list;
-}
-
-Json phase_json(const PhaseSeconds& p) {
-  return {{"load", p.load},
-          {"preprocess", p.preprocess},
-          {"split", p.split},
-          {"search", p.search},
-          {"check", p.check}};
-}
-
 std::string phase_text(const PhaseSeconds& p) {
   return "load " + fixed(p.load, 2) + ", preprocess " + fixed(p.preprocess, 2) + ", split " +
          fixed(p.split, 2) + ", search " + fixed(p.search, 2) + ", check " + fixed(p.check, 2) + " s";
@@ -230,78 +168,6 @@ int net_applications(const OptimizeResult& r) {
   int n = 0;
   for (const auto& [label, count] : r.rules_applied) n += count;
   return n;
-}
-
-Json eqsat_json(const EqsatStats& e) {
-  if (!e.ran) return Json();
-  return {{"nodes", e.nodes},
-          {"classes", e.classes},
-          {"iterations", e.iterations},
-          {"stop_reason", e.stop_reason},
-          {"matches", e.matches},
-          {"applications", e.applications},
-          {"not_confirmed", e.not_confirmed},
-          {"refused_merges", e.refused_merges},
-          {"saturation_seconds", e.saturation_seconds},
-          {"extraction", e.extraction},
-          {"extraction_seconds", e.extraction_seconds},
-          {"greedy_objective_ms", e.greedy_objective_ms},
-          {"ilp_status", e.ilp_status},
-          {"ilp_gap", e.ilp_gap},
-          {"ilp_objective_ms", e.ilp_objective_ms},
-          {"ilp_bound_ms", e.ilp_bound_ms},
-          {"ilp_variables", e.ilp_variables},
-          {"ilp_constraints", e.ilp_constraints},
-          {"fell_back", e.fell_back},
-          {"rules_involved", e.rules_involved}};
-}
-
-Json result_json(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
-                 bool marked) {
-  Json applied = Json::object();
-  for (const auto& [label, count] : r.rules_applied) applied[label] = count;
-  return {{"model", a.model},
-          {"operators", operators},
-          {"cost_model", cost.name()},
-          {"cost_before", r.cost_before_ms},
-          {"cost_after", r.cost_after_ms},
-          {"speedup", r.cost_before_ms / r.cost_after_ms},
-          {"graphs_explored", r.graphs_explored},
-          {"search", search_kind_name(a.options.search)},
-          {"max_length", a.options.max_length},
-          {"sample_size", a.options.sample_size},
-          {"eta", a.options.eta},
-          {"peak_memory_mb", peak_memory_mb()},
-          {"exhaustive", a.options.exhaustive},
-          {"finished", r.finished},
-          {"search_seconds", r.search_seconds},
-          {"phase_seconds", phase_json(r.phase_seconds)},
-          {"memory_full", r.memory_full},
-          {"search_held_bytes", r.search_held_bytes},
-          {"alpha", a.options.alpha},
-          {"budget", a.options.budget},
-          {"split_threshold", a.options.split_threshold},
-          {"parts", r.parts},
-          {"rules_usable", r.rules_used},
-          {"rules_applied", applied},
-          {"applications", r.rule_sequence.size()},
-          {"rule_sequence", r.rule_sequence},
-          {"graph_hash", hex_hash(r.graph)},
-          {"precomputed_operators", r.precomputed_operators},
-          {"folded_operators", r.folded_operators},
-          {"fallbacks", cost.fallbacks()},
-          {"check",
-           {{"passed", r.check.passed},
-            {"max_relative_error", r.check.max_relative_error},
-            {"cut_short", r.check.cut_short},
-            {"inconclusive", r.check.inconclusive},
-            {"how", r.check.note}}},
-          {"suspect_rules", suspects_json(r.suspect_rules)},
-          {"suspects_marked", marked},
-          {"rounds", r.rounds},
-          {"unchecked_applications", r.unchecked_applications},
-          {"eqsat", eqsat_json(r.eqsat)},
-          {"out", a.out.empty() || !r.check.passed ? Json() : Json(a.out)}};
 }
 
 void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
@@ -355,7 +221,7 @@ int optimize_command(const std::vector<std::string>& args) {
   LoadedModel loaded = load_named_model(a->model, cli::model_options(a->input_shapes));
   const Graph& model = loaded.graph;
   RuleDatabase db = RuleDatabase::read(a->rules);
-  check_opset(db, model, a->rules);
+  check_rules_fit_model(db, model, a->rules);
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
   const int e2e_rounds = end_to_end_rounds(a->e2e_rounds, end_to_end_threads(a->cost), a->cost);
   // The time limit counts from the start (SearchOptions::started), so loading counts too.
@@ -374,9 +240,8 @@ int optimize_command(const std::vector<std::string>& args) {
   }
   int operators = model.num_operators();
   if (a->json) {
-    Json j = result_json(*a, r, *cost, operators, marked);
-    j["end_to_end"] = e2e ? end_to_end_json(*e2e) : Json();
-    std::cout << j.dump(2) << "\n";
+    const OptimizeRequest request{a->model, a->out, a->options, operators, marked};
+    std::cout << optimize_result_json(request, r, *cost, e2e ? &*e2e : nullptr).dump(2) << "\n";
   } else {
     print_text(*a, r, *cost, operators, marked);
     if (e2e) std::cout << end_to_end_text(*e2e);

@@ -10,6 +10,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/numeric_flags.h"
+#include "runtime/cli/run_report.h"
 #include "runtime/cli/timing_report.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/exec/cuda/gpu_runtime.h"
@@ -20,42 +21,6 @@ namespace superopt {
 namespace {
 
 namespace po = boost::program_options;
-
-// Worst relative error `run --check` accepts for one operator on its device
-// inputs and for a folded weight: FP32 accumulation over the models' longest
-// reductions; TF32 keeps only 10 mantissa bits. The end-to-end error of the
-// outputs is reported, not judged: with random weights activations grow large
-// and saturated softmaxes can turn FP32 rounding into large output changes.
-constexpr double kFp32Tolerance = 1e-3;
-constexpr double kTf32Tolerance = 2e-2;
-
-std::string precision_text(DeviceKind kind, bool tf32) {
-  return kind == DeviceKind::cuda && tf32 ? "tf32" : "fp32";
-}
-
-void print_json(const std::string& model, DeviceKind kind, const ExecOptions& options, const RunReport& r,
-                double tolerance, bool check_failed) {
-  nlohmann::ordered_json j = {
-      {"model", model},         {"device_kind", device_kind_name(kind)},
-      {"device", r.device},     {"precision", precision_text(kind, options.allow_tf32)},
-      {"launches", r.launches}, {"reorders", r.reorders},
-      {"repeats", r.repeats},   {"median_ms", r.median_ms},
-      {"p10_ms", r.p10_ms},     {"p90_ms", r.p90_ms}};
-  if (r.checked) {
-    j["check"] = {{"passed", !check_failed},
-                  {"tolerance", tolerance},
-                  {"node_error", r.node_error},
-                  {"worst_node", r.worst_node},
-                  {"nodes_not_judged", r.nodes_not_judged},
-                  {"weight_error", r.weight_error},
-                  {"worst_weight", r.worst_weight},
-                  {"output_error", r.output_error},
-                  {"worst_output", r.worst_output}};
-  }
-  if (r.op_summed) j["op_sum_ms"] = r.op_sum_ms;
-  j["spread"] = cli::spread_json(cli::run_spread(r));
-  std::cout << j.dump(2) << "\n";
-}
 
 void print_text(const std::string& model, DeviceKind kind, const ExecOptions& options, const RunReport& r,
                 double tolerance, bool check_failed) {
@@ -123,12 +88,13 @@ int run_command(const std::vector<std::string>& args) {
   check_evaluation_memory(g, sizeof(float));
   std::unique_ptr<Executor> executor = make_executor(kind, options);
   RunReport r = executor->run_graph(g, check, op_sum);
-  const double tolerance = kind == DeviceKind::cuda && options.allow_tf32 ? kTf32Tolerance : kFp32Tolerance;
-  const bool check_failed = r.checked && !(r.node_error <= tolerance && r.weight_error <= tolerance);
-  if (json)
-    print_json(model, kind, options, r, tolerance, check_failed);
-  else
+  const double tolerance = run_check_tolerance(kind, options.allow_tf32);
+  const bool check_failed = r.checked && !run_check_passed(r, tolerance);
+  if (json) {
+    std::cout << run_report_json(model, kind, options, r, tolerance).dump(2) << "\n";
+  } else {
     print_text(model, kind, options, r, tolerance, check_failed);
+  }
   std::cerr << cli::spread_warning(cli::run_spread(r), "run " + model);
   return check_failed ? cli::kExitFailure : cli::kExitOk;
 }
