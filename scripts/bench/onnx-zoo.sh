@@ -6,7 +6,8 @@
 # after (scripts/bench/onnx_zoo.py; inputs 1x3x64x64 where the model allows).
 # Hours on 2 cores: run it at low priority, e.g.
 #   nice -n 19 bash scripts/bench/onnx-zoo.sh > zoo.log 2>&1 &
-# Arguments go to onnx_zoo.py (--models resnet18 vgg11, --opsets 17, --model-s 600).
+# Arguments go to onnx_zoo.py (--models resnet18 vgg11, --opsets 17, --model-s 600,
+# --import-only for the import column alone, minutes instead of hours).
 # Writes scripts/bench/out/onnx-zoo/zoo.md and zoo.csv.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

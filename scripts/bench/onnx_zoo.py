@@ -163,6 +163,8 @@ def check_one(args, kind, name, opset):
         row["import"] = "FAIL " + failing_operator(str(e))
         return row
     row["import"] = "ok"
+    if args.import_only:
+        return row
     dump = os.path.join(out, "ours.h5")
     run([args.superopt, "graph", "run", path, "--dump", dump], "graph run")
     sources, ours = dump_values(dump)
@@ -240,7 +242,8 @@ def parent(args):
 
 def passthrough(args):
     return ["--superopt", args.superopt, "--rules", args.rules, "--out", args.out, "--seed", str(args.seed),
-            "--optimize-s", str(args.optimize_s), "--repeat", str(args.repeat)] + (["--keep"] if args.keep else [])
+            "--optimize-s", str(args.optimize_s), "--repeat", str(args.repeat)] + (["--keep"] if args.keep else []) + (
+        ["--import-only"] if args.import_only else [])
 
 
 def write_tables(out, rows):
@@ -281,6 +284,7 @@ def main(argv):
     p.add_argument("--optimize-s", type=float, default=30, help="optimize --time-limit (default 30 s)")
     p.add_argument("--repeat", type=int, default=20, help="timed runs of run --device cpu (default 20)")
     p.add_argument("--keep", action="store_true", help="keep each model's ONNX files in OUT")
+    p.add_argument("--import-only", action="store_true", help="export and import only (the import column)")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--opset", type=int, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
