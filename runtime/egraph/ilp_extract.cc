@@ -30,6 +30,22 @@ std::vector<ClassId> reachable_classes(const EGraph& eg, const std::vector<Class
   return order;
 }
 
+// The classes the outputs reach through a choice.
+std::vector<char> chosen_classes(const EGraph& eg, const std::vector<ClassId>& roots,
+                                 const std::vector<NodeIndex>& choice) {
+  std::vector<char> used(choice.size(), 0);
+  std::vector<ClassId> stack;
+  for (ClassId r : roots) stack.push_back(eg.find(r));
+  while (!stack.empty()) {
+    const ClassId c = stack.back();
+    stack.pop_back();
+    if (used[c] || choice[c] < 0) continue;
+    used[c] = 1;
+    for (ClassId child : eg.node(choice[c]).children) stack.push_back(eg.find(child));
+  }
+  return used;
+}
+
 struct ModelDeleter {
   void operator()(Cbc_Model* m) const { Cbc_deleteModel(m); }
 };
@@ -105,13 +121,16 @@ IlpResult ilp_extract(const EGraph& eg, const std::vector<double>& cost_ms, cons
   }
   result.variables = cols;
   result.constraints = rows;
+  // The warm start is the greedy graph: the choices the outputs reach (a class
+  // it does not reach may have a cyclic greedy choice, which is infeasible).
+  const std::vector<char> used = chosen_classes(eg, roots, warm_start.choice);
   std::vector<int> start_cols;
   std::vector<double> start_vals;
   // Only the binaries, in column order: CBC finds the orders by an LP with them fixed.
   for (ClassId c : classes) {
     for (NodeIndex n : eg.eclass(c).nodes) {
       start_cols.push_back(node_col[n]);
-      start_vals.push_back(warm_start.choice[c] == n ? 1.0 : 0.0);
+      start_vals.push_back(used[c] && warm_start.choice[c] == n ? 1.0 : 0.0);
     }
   }
   Cbc_setMIPStartI(m, int(start_cols.size()), start_cols.data(), start_vals.data());
