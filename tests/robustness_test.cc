@@ -237,3 +237,19 @@ TEST_CASE("a shape refuses a dimension beyond 32 bits and a rank beyond 6, not c
 
 }  // namespace
 }  // namespace superopt
+
+namespace superopt {
+namespace {
+
+TEST_CASE("messages are printable: escape sequences, line breaks and NULs from files come out as \\xNN",
+          "[printable]") {
+  CHECK(printable("plain text, tabs\tand all") == "plain text, tabs\\x09and all");
+  CHECK(printable("\x1b[31mred\x1b[0m") == "\\x1b[31mred\\x1b[0m");
+  const std::string with_nul("cut\0here\nnext", 13);
+  CHECK(std::string(Error("location '" + with_nul + "'").what()) == "location 'cut\\x00here\\x0anext'");
+  CHECK(std::string(Error("\x7f").what()) == "\\x7f");
+  CHECK(printable("ünïcode stays") == "ünïcode stays");
+}
+
+}  // namespace
+}  // namespace superopt

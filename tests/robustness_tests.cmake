@@ -173,3 +173,12 @@ add_test(NAME cli_empty_values
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/empty_values_test.sh $<TARGET_FILE:superopt> ${flag_graph} ${flag_rules})
 set_tests_properties(cli_empty_values PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "empty_values_test: ok"
                      FAIL_REGULAR_EXPRESSION "empty_values_test: FAIL")
+
+# What came from a file prints as text, never as a terminal escape sequence
+# (issue 37, item 8): a graph named with ESC [31m.
+file(WRITE ${deep_dir}/escape_name.json
+     "{\"format\": \"superopt-graph\", \"version\": 1, \"name\": \"\\u001b[31mred\\u001b[0m\",\n"
+     " \"inputs\": [{\"name\": \"x\", \"shape\": [2, 2]}],\n"
+     " \"nodes\": [{\"name\": \"r\", \"op\": \"relu\", \"inputs\": [\"x\"]}], \"outputs\": [\"r\"]}\n")
+superopt_cli_test(graph_check_escape_in_name 0 "" STDOUT "graph \\\\x1b.31mred\\\\x1b.0m in "
+                  COMMAND ${superopt_bin} graph check ${deep_dir}/escape_name.json)

@@ -118,13 +118,13 @@ int run_main(std::string_view program, const std::function<int()>& body) {
     std::cerr << program << ": " << e.what() << "\n";
     return kExitUsage;
   } catch (const po::error& e) {
-    std::cerr << program << ": " << e.what() << "\n";
+    std::cerr << program << ": " << printable(e.what()) << "\n";
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     std::cerr << program << ": out of memory\n";
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << program << ": internal error: " << e.what() << "\n";
+    std::cerr << program << ": internal error: " << printable(e.what()) << "\n";
     return kExitFailure;
   }
 }

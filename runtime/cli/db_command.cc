@@ -15,6 +15,7 @@
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/commands.h"
 #include "runtime/cli/numeric_flags.h"
+#include "runtime/core/error.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/formats/graph_json.h"
 
@@ -125,7 +126,7 @@ Json info_json(const std::string& file, const RuleDatabase& db, const Summary& s
 void print_counts(const std::vector<std::pair<std::string, int64_t>>& rows) {
   size_t width = 0;
   for (const auto& row : rows) width = std::max(width, row.first.size());
-  for (const auto& [name, n] : rows) std::cout << "  " << padded(name, width) << "  " << n << "\n";
+  for (const auto& [name, n] : rows) std::cout << "  " << padded(printable(name), width) << "  " << n << "\n";
   if (rows.empty()) std::cout << "  (none)\n";
 }
 
@@ -133,9 +134,10 @@ void print_info(const std::string& file, const RuleDatabase& db, const Summary& 
   const RuleSetInfo& info = db.info;
   std::cout << "rule database " << file << "\n"
             << "format:     " << kRuleDatabaseFormat << " version " << info.format_version << "\n"
-            << "generator:  " << (info.generator_version.empty() ? "-" : info.generator_version) << "\n"
-            << "arguments:  " << (info.arguments.empty() ? "-" : info.arguments) << "\n"
-            << "opset:      " << (info.opset_name.empty() ? "-" : info.opset_name) << "\n"
+            << "generator:  " << (info.generator_version.empty() ? "-" : printable(info.generator_version))
+            << "\n"
+            << "arguments:  " << (info.arguments.empty() ? "-" : printable(info.arguments)) << "\n"
+            << "opset:      " << (info.opset_name.empty() ? "-" : printable(info.opset_name)) << "\n"
             << "max_ops:    " << info.max_ops << "\n"
             << "seed:       " << info.seed << "\n"
             << "rules:      " << db.rules.size() << "\n\nstages:\n";
@@ -273,7 +275,7 @@ void print_rule(const std::string& file, const RuleDatabase& db, size_t k) {
             << "status:       " << rule_status_name(r.status) << "\n"
             << "fingerprint:  " << hex(r.fingerprint) << "\n"
             << "proof time:   " << r.proof_ms << " ms\n"
-            << "note:         " << (r.note.empty() ? "-" : r.note) << "\n"
+            << "note:         " << (r.note.empty() ? "-" : printable(r.note)) << "\n"
             << "size family:  " << family_line(r) << "\n";
   print_graph("source", r.source);
   print_graph("target", r.target);

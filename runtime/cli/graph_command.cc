@@ -21,6 +21,7 @@
 #include "runtime/cli/graph_report.h"
 #include "runtime/cli/numeric_flags.h"
 #include "runtime/core/arith.h"
+#include "runtime/core/error.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/core/graph_analysis.h"
 #include "runtime/core/graph_hash.h"
@@ -121,7 +122,8 @@ std::string cost_str(double ms) {
 }
 
 void print_check(const CheckReport& r) {
-  std::cout << "graph " << (r.name.empty() ? "(unnamed)" : r.name) << " in " << r.file << ": valid\n\n";
+  std::cout << "graph " << (r.name.empty() ? "(unnamed)" : printable(r.name)) << " in " << printable(r.file)
+            << ": valid\n\n";
   std::vector<std::vector<std::string>> rows = {
       {"node", "op", "inputs", "output", "params", "FLOPs", "bytes read", "bytes written"}};
   if (r.cost) rows[0].push_back("cost ms");
@@ -209,8 +211,8 @@ void print_run_json(const GraphArgs& a, const std::string& name, const std::vect
 
 void print_run_table(const GraphArgs& a, const std::string& name, const std::vector<OutputSummary>& outputs,
                      double total) {
-  std::cout << "graph " << (name.empty() ? "(unnamed)" : name) << " in " << a.file << ", seed " << a.seed
-            << ", CPU reference in double\n\n";
+  std::cout << "graph " << (name.empty() ? "(unnamed)" : printable(name)) << " in " << printable(a.file)
+            << ", seed " << a.seed << ", CPU reference in double\n\n";
   std::vector<std::vector<std::string>> rows = {{"output", "shape", "sum", "mean |x|", "checksum"}};
   for (const OutputSummary& o : outputs)
     rows.push_back({o.name, o.shape.str(), num(o.sum), num(o.mean_abs), num(o.checksum)});

@@ -140,17 +140,7 @@ std::string line_column(std::string_view text, size_t offset) {
 
 // Names and keys may hold escaped control characters; messages stay on one line.
 void throw_error(std::string msg) {
-  std::string out;
-  for (char c : msg) {
-    if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
-      out += c;
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
-      out += hex;
-    }
-  }
-  throw Error(out);
+  throw Error(msg);  // Error makes it printable
 }
 
 Json parse_json(std::string_view text, std::string_view file) {
