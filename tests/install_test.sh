@@ -5,7 +5,8 @@
 # exist only there show it), never from the source tree it was built from (a
 # copy without share/ must fail naming the paths it tried), and the variables
 # still override. Then `optimize` with the installed rules and `verify` of a
-# small database made with the installed operator set.
+# small database made with the installed operator set. Where the build made the
+# Python package, the moved copy imports and optimizes with the moved data too.
 #   install_test.sh CMAKE BUILD_DIR
 set -euo pipefail
 cmake=$1 build=$2
@@ -75,4 +76,19 @@ SUPEROPT_AXIOM_DIR=$work/nowhere "$so" verify small.h5 >axioms.out 2>&1
 rc=$?
 set -e
 [ $rc = 2 ] && grep -q "SUPEROPT_AXIOM_DIR=$work/nowhere" axioms.out || fail "\$SUPEROPT_AXIOM_DIR=nowhere: $(cat axioms.out)"
+# The Python package (python/), when built: installed under the prefix, it
+# reads the moved prefix's data, never the build or source tree's.
+if ls "$build"/python/superopt/_superopt*.so >/dev/null 2>&1; then
+  pydir=$(sed -n 's/^SUPEROPT_PYTHON_INSTALL_DIR:STRING=//p' "$build/CMakeCache.txt")
+  [ -e "$work/moved/$pydir/superopt/__init__.py" ] || fail "the install has no $pydir/superopt"
+  PYTHONPATH=$work/moved/$pydir /usr/bin/python3 - "$work/moved" >python.out 2>&1 <<'PY' || fail "the installed package: $(tail -n 3 python.out)"
+import os, sys
+import superopt
+moved = sys.argv[1]
+assert superopt.__file__.startswith(moved + "/"), superopt.__file__
+assert superopt.data_dir() == os.path.join(moved, "share/superopt/data"), superopt.data_dir()
+r = superopt.optimize("builtin:squeezenet", time_limit=20)
+assert r.check["passed"] and r.cost_after_ms <= r.cost_before_ms, r
+PY
+fi
 echo "install_test: ok"

@@ -6,7 +6,9 @@
 - each room of runtime/ (a sub-folder) includes only itself and the rooms its
   README.md names on its "May include:" line ("every other room" for the top one);
   those lines must describe an order (no two rooms may include each other);
-- no source file sits in runtime/ outside a room.
+- no source file sits in runtime/ outside a room;
+- nothing in runtime/ or a stage includes python/ (the Python package, a
+  top-level consumer like the binary: it may include any of them).
 
 Usage: layering_test.py SOURCE_DIR. Prints one line per violation and exits 1.
 """
@@ -15,6 +17,7 @@ import re
 import sys
 
 STAGES = ("enum", "verify", "search")
+CONSUMERS = ("python",)  # top-level folders above every stage and room
 SOURCE_SUFFIXES = {".h", ".cc", ".cu"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -79,6 +82,8 @@ def main():
                     problems.append(f"{rel}: includes {inc} (stage {top}/ may not include stage {head}/)")
                 if top == "runtime" and head in STAGES:
                     problems.append(f"{rel}: includes {inc} (runtime/ may not include a stage)")
+                if head in CONSUMERS:
+                    problems.append(f"{rel}: includes {inc} ({top}/ may not include {head}/, which uses it)")
                 if room and head == "runtime":
                     target = room_of(inc)
                     if target and target != room and target not in allowed.get(room, set()):

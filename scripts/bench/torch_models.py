@@ -28,7 +28,6 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_blas  # noqa: E402
-import torch.nn.functional as F
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -67,262 +66,25 @@ def load_graph(model, binary):
     return graph, shapes
 
 
-def split_ref(ref):
-    name, _, port = ref.partition(":")
-    return name, int(port or 0)
+# ---------------------------------------------------------------- the module (the superopt package's)
+
+def import_graph_module():
+    """superopt.graph_module: the installed package's or the build tree's (on PYTHONPATH), else the
+    source tree's file itself (it needs only torch, not the compiled extension)."""
+    try:
+        import superopt.graph_module as module
+        return module
+    except ImportError:
+        import importlib.util
+        path = os.path.join(REPO, "python", "superopt", "graph_module.py")
+        spec = importlib.util.spec_from_file_location("superopt_graph_module", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
 
 
-# ---------------------------------------------------------------- constants (TASO Table 1)
-
-def make_constant(op, shape, dtype):
-    if op == "C_pool":
-        return torch.full(shape, 1.0 / (shape[2] * shape[3]), dtype=dtype)
-    if op == "I_ewmul":
-        return torch.ones(shape, dtype=dtype)
-    if op == "I_matmul":
-        n = shape[-1]
-        return torch.eye(n, dtype=dtype).expand(shape).contiguous()
-    if op == "I_conv":
-        outs, per_group, kh, kw = shape
-        t = torch.zeros(shape, dtype=dtype)
-        for o in range(outs):
-            t[o, o % per_group, kh // 2, kw // 2] = 1
-        return t
-    raise UsageError(f"{op} is not a constant")
-
-
-# ---------------------------------------------------------------- padding as our registry defines it
-
-def same_padding(size, kernel, stride):
-    """TensorFlow SAME: out = ceil(in / stride); the odd extra padding goes after."""
-    out = (size + stride - 1) // stride
-    total = max((out - 1) * stride + kernel - size, 0)
-    return total // 2, total - total // 2
-
-
-def paddings(in_shape, kernel, stride, padding):
-    if padding == "valid":
-        return (0, 0), (0, 0)
-    return same_padding(in_shape[2], kernel[0], stride[0]), same_padding(in_shape[3], kernel[1], stride[1])
-
-
-def padding_args(pads, kernel, fill):
-    """A symmetric padding the op can take itself (pooling only up to half the window),
-    or an explicit F.pad; returns (F.pad's arguments or None, the op's padding argument)."""
-    (top, bottom), (left, right) = pads
-    if top == bottom and left == right and top <= kernel[0] // 2 and left <= kernel[1] // 2:
-        return None, f"({top}, {left})"
-    return f"({left}, {right}, {top}, {bottom}), value={fill}", "0"
-
-
-# ---------------------------------------------------------------- code generation
-
-class Codegen:
-    """Writes the graph as one straight-line forward(), so that eager mode pays no interpreter
-    overhead and torch.compile sees plain torch calls."""
-
-    def __init__(self, graph, shapes):
-        self.graph, self.shapes = graph, shapes
-        self.lines, self.var, self.buffers = [], {}, []  # buffers: (attribute, kind, name, op, shape)
-        self.temporaries = 0
-
-    def ref(self, r):
-        name, port = split_ref(r)
-        return self.var[(name, port)]
-
-    def shape_of(self, r):
-        name, port = split_ref(r)
-        return self.shapes[name][port]
-
-    def emit(self, node):
-        name, op, params = node["name"], node["op"], node.get("params", {})
-        ins = [self.ref(r) for r in node.get("inputs", [])]
-        out = f"v{len(self.var)}"
-        self.var[(name, 0)] = out
-        expr = self.expression(op, params, node, ins, out)
-        if expr is not None:
-            self.lines.append(f"{out} = {expr}  # {name}: {op}")
-
-    def expression(self, op, params, node, ins, out):
-        simple = {"ewadd": "{0} + {1}", "ewmul": "{0} * {1}", "smul": "{0} * {1}.reshape(())",
-                  "matmul": "torch.matmul({0}, {1})", "relu": "torch.relu({0})",
-                  "sigmoid": "torch.sigmoid({0})", "tanh": "torch.tanh({0})"}
-        if op in simple:
-            return simple[op].format(*ins)
-        if op in ("C_pool", "I_conv", "I_matmul", "I_ewmul"):
-            return self.buffer("constant", node["name"], op, tuple(params["shape"]))
-        if op == "transpose":
-            rank = len(self.shape_of(node["inputs"][0]))
-            perm = params.get("perm", list(range(rank - 1, -1, -1)))
-            return f"{ins[0]}.permute({', '.join(map(str, perm))})"
-        if op == "reshape":
-            return f"{ins[0]}.reshape({tuple(params['shape'])})"
-        if op == "softmax":
-            return f"torch.softmax({ins[0]}, dim={params.get('axis', -1)})"
-        if op == "concat":
-            return f"torch.cat([{', '.join(ins)}], dim={params['axis']})"
-        if op == "split":
-            name, sizes = node["name"], [s[params["axis"]] for s in self.shapes[node["name"]]]
-            self.var[(name, 1)] = f"v{len(self.var)}"
-            self.lines.append(f"{out}, {self.var[(name, 1)]} = torch.split({ins[0]}, {sizes}, "
-                              f"dim={params['axis']})  # {name}: split")
-            return None
-        if op == "batchnorm":
-            x, scale, bias, mean, var = ins
-            eps = float(torch.tensor(params.get("epsilon", 1e-5), dtype=torch.float32))
-            return f"F.batch_norm({x}, {mean}, {var}, {scale}, {bias}, False, 0.0, {eps!r})"
-        if op == "enlarge":
-            kh, kw = self.shape_of(node["inputs"][0])[2:]
-            big_h, big_w = params["kernel"]
-            top, left = (big_h - kh) // 2, (big_w - kw) // 2
-            return f"F.pad({ins[0]}, ({left}, {big_w - kw - left}, {top}, {big_h - kh - top}))"
-        if op == "conv2d":
-            return self.conv2d(node, params, ins)
-        imported = self.imported_op(op, params, ins)
-        if imported is not None:
-            return imported
-        if op in ("pool_avg", "pool_max"):
-            return self.pool(op, node, params, ins)
-        raise UsageError(f"node {node['name']}: operator {op} has no PyTorch version")
-
-    @staticmethod
-    def imported_op(op, params, ins):
-        """The operators only imported (ONNX) models use; None for any other."""
-        def bound(v):
-            return None if v in ("inf", "-inf") else float(v)
-        if op in ("ewsub", "ewdiv"):
-            return f"{ins[0]} {'-' if op == 'ewsub' else '/'} {ins[1]}"
-        if op in ("sqrt", "erf"):
-            return f"torch.{op}({ins[0]})"
-        if op == "clip":
-            lo, hi = params.get("limits", ["-inf", "inf"])
-            return f"torch.clamp({ins[0]}, min={bound(lo)!r}, max={bound(hi)!r})"
-        if op == "pad":
-            top, bottom, left, right = params.get("pads", [0, 0, 0, 0])
-            value = params.get("value", 0)
-            value = f"float('{value}')" if isinstance(value, str) else repr(float(value))
-            return f"F.pad({ins[0]}, ({left}, {right}, {top}, {bottom}), value={value})"
-        if op == "slice":
-            begin, end = params["range"]
-            return f"{ins[0]}.narrow({params['axis']}, {begin}, {end - begin})"
-        if op == "reduce_mean":
-            return f"{ins[0]}.mean(dim={tuple(params['axes'])}, keepdim=True)"
-        return None
-
-    def buffer(self, kind, name, op, shape):
-        attr = f"b{len(self.buffers)}"
-        self.buffers.append((attr, kind, name, op, shape))
-        return f"self.{attr}"
-
-    def padded(self, x, pads, kernel, fill):
-        pad, arg = padding_args(pads, kernel, fill)
-        if pad is None:
-            return x, arg
-        padded = self.temporary()
-        self.lines.append(f"{padded} = F.pad({x}, {pad})")
-        return padded, arg
-
-    def temporary(self):
-        self.temporaries += 1
-        return f"t{self.temporaries}"
-
-    def conv2d(self, node, params, ins):
-        x_shape, w_shape = self.shape_of(node["inputs"][0]), self.shape_of(node["inputs"][1])
-        stride = tuple(params.get("stride", [1, 1]))
-        groups = x_shape[1] // w_shape[1]
-        pads = paddings(x_shape, w_shape[2:], stride, params.get("padding", "same"))
-        # A convolution pads with zeros; an asymmetric SAME padding goes through F.pad.
-        (top, bottom), (left, right) = pads
-        x, pad = ins[0], f"({top}, {left})"
-        if top != bottom or left != right:
-            x, pad = self.temporary(), "0"
-            self.lines.append(f"{x} = F.pad({ins[0]}, ({left}, {right}, {top}, {bottom}))")
-        expr = f"F.conv2d({x}, {ins[1]}, None, {stride}, {pad}, 1, {groups})"
-        return f"torch.relu({expr})" if params.get("activation") == "relu" else expr
-
-    def pool(self, op, node, params, ins):
-        x_shape = self.shape_of(node["inputs"][0])
-        kernel, stride = tuple(params["kernel"]), tuple(params.get("stride", [1, 1]))
-        pads = paddings(x_shape, kernel, stride, params.get("padding", "same"))
-        if op == "pool_avg":  # zeros count and the divisor is the whole window (cuDNN's INCLUDE_PADDING)
-            x, pad = self.padded(ins[0], pads, kernel, "0.0")
-            return f"F.avg_pool2d({x}, {kernel}, {stride}, {pad}, False, True)"
-        x, pad = self.padded(ins[0], pads, kernel, "float('-inf')")  # padded positions never win
-        return f"F.max_pool2d({x}, {kernel}, {stride}, {pad})"
-
-
-def topological(nodes):
-    by_name = {n["name"]: n for n in nodes}
-    done, order = set(), []
-
-    def visit(name):
-        stack = [(name, False)]
-        while stack:
-            current, expanded = stack.pop()
-            if current in done or current not in by_name:
-                continue
-            if expanded:
-                done.add(current)
-                order.append(by_name[current])
-                continue
-            stack.append((current, True))
-            for r in by_name[current].get("inputs", []):
-                stack.append((split_ref(r)[0], False))
-
-    for n in nodes:
-        visit(n["name"])
-    return order
-
-
-def generate(graph, shapes):
-    gen = Codegen(graph, shapes)
-    for i, source in enumerate(graph.get("inputs", [])):
-        gen.var[(source["name"], 0)] = f"x{i}"
-    for w in graph.get("weights", []):
-        gen.var[(w["name"], 0)] = gen.buffer("weight", w["name"], "weight", tuple(w["shape"]))
-    for node in topological(graph.get("nodes", [])):
-        gen.emit(node)
-    args = ", ".join(f"x{i}" for i in range(len(graph.get("inputs", []))))
-    outputs = ", ".join(gen.ref(r) for r in graph["outputs"])
-    body = "\n".join("    " + line for line in gen.lines)
-    source = f"def forward(self, {args}):\n{body}\n    return ({outputs},)\n"
-    return source, gen.buffers
-
-
-# ---------------------------------------------------------------- the module
-
-class GraphModule(torch.nn.Module):
-    """The graph's weights and constants as buffers, its nodes as generated straight-line code."""
-
-    def __init__(self, graph, shapes, dtype, weights=None, seed=1):
-        super().__init__()
-        self.source, buffers = generate(graph, shapes)
-        self.input_names = [s["name"] for s in graph.get("inputs", [])]
-        self.input_shapes = [tuple(s["shape"]) for s in graph.get("inputs", [])]
-        self.weight_attrs = {name: attr for attr, kind, name, _, _ in buffers if kind == "weight"}  # for ONNX
-        data = {w["name"]: w.get("data") for w in graph.get("weights", [])}
-        generator = torch.Generator().manual_seed(seed)
-        for attr, kind, name, op, shape in buffers:
-            if kind == "constant":
-                value = make_constant(op, shape, dtype)
-            elif weights is not None:
-                value = torch.as_tensor(weights[name], dtype=dtype).reshape(shape)
-            elif data.get(name) is not None:
-                value = torch.tensor(data[name], dtype=dtype).reshape(shape)
-            else:  # uniform in [-1, 1] like our evaluator, scaled so that deep models stay finite
-                fan_in = max(1, math.prod(shape[1:]) if len(shape) > 1 else 1)
-                value = (torch.rand(shape, generator=generator, dtype=dtype) * 2 - 1) / math.sqrt(fan_in)
-            self.register_buffer(attr, value)
-        namespace = {"torch": torch, "F": F}
-        exec(compile(self.source, f"<graph {graph.get('name', '')}>", "exec"), namespace)
-        self._forward = namespace["forward"]
-
-    def forward(self, *inputs):
-        return self._forward(self, *inputs)
-
-    def random_inputs(self, dtype, device, seed=2):
-        generator = torch.Generator().manual_seed(seed)
-        return [(torch.rand(s, generator=generator, dtype=dtype) * 2 - 1).to(device) for s in self.input_shapes]
+_graph_module = import_graph_module()
+GraphModule, GraphModuleError, generate = _graph_module.GraphModule, _graph_module.GraphModuleError, _graph_module.generate
 
 
 # ---------------------------------------------------------------- check against superopt's reference
@@ -526,6 +288,6 @@ def main(argv):
 if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
-    except UsageError as e:
+    except (UsageError, GraphModuleError) as e:
         print(f"torch_models.py: {e}", file=sys.stderr)
         sys.exit(2)

@@ -1,0 +1,313 @@
+"""A superopt graph as a torch.nn.Module: one PyTorch operator a graph node, written as one
+straight-line forward() (so eager mode pays no interpreter overhead and torch.compile or
+torch.jit.trace see plain torch calls), with the graph's weights and TASO's constants as buffers.
+
+superopt.torch builds the module an optimized graph runs as from this; scripts/bench/
+torch_models.py builds PyTorch versions of superopt's graphs with it. It needs only torch: a graph
+arrives as a dict in superopt's graph JSON layout and each node's output shapes.
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+
+
+class GraphModuleError(ValueError):
+    """A graph the module cannot represent (an operator without a PyTorch version)."""
+
+
+def split_ref(ref):
+    name, _, port = ref.partition(":")
+    return name, int(port or 0)
+
+
+# ---------------------------------------------------------------- constants (TASO Table 1)
+
+def make_constant(op, shape, dtype):
+    if op == "C_pool":
+        return torch.full(shape, 1.0 / (shape[2] * shape[3]), dtype=dtype)
+    if op == "I_ewmul":
+        return torch.ones(shape, dtype=dtype)
+    if op == "I_matmul":
+        n = shape[-1]
+        return torch.eye(n, dtype=dtype).expand(shape).contiguous()
+    if op == "I_conv":
+        outs, per_group, kh, kw = shape
+        t = torch.zeros(shape, dtype=dtype)
+        for o in range(outs):
+            t[o, o % per_group, kh // 2, kw // 2] = 1
+        return t
+    raise GraphModuleError(f"{op} is not a constant")
+
+
+# ---------------------------------------------------------------- padding as our registry defines it
+
+def same_padding(size, kernel, stride):
+    """TensorFlow SAME: out = ceil(in / stride); the odd extra padding goes after."""
+    out = (size + stride - 1) // stride
+    total = max((out - 1) * stride + kernel - size, 0)
+    return total // 2, total - total // 2
+
+
+def paddings(in_shape, kernel, stride, padding):
+    if padding == "valid":
+        return (0, 0), (0, 0)
+    return same_padding(in_shape[2], kernel[0], stride[0]), same_padding(in_shape[3], kernel[1], stride[1])
+
+
+def padding_args(pads, kernel, fill):
+    """A symmetric padding the op can take itself (pooling only up to half the window),
+    or an explicit F.pad; returns (F.pad's arguments or None, the op's padding argument)."""
+    (top, bottom), (left, right) = pads
+    if top == bottom and left == right and top <= kernel[0] // 2 and left <= kernel[1] // 2:
+        return None, f"({top}, {left})"
+    return f"({left}, {right}, {top}, {bottom}), value={fill}", "0"
+
+
+# ---------------------------------------------------------------- code generation
+
+class Codegen:
+    """Writes the graph as one straight-line forward(), so that eager mode pays no interpreter
+    overhead and torch.compile sees plain torch calls."""
+
+    def __init__(self, graph, shapes, fixed=frozenset()):
+        self.graph, self.shapes = graph, shapes
+        self.lines, self.var, self.buffers = [], {}, []  # buffers: (attribute, kind, name, op, shape)
+        self.temporaries = 0
+        # Weight-only operators (fixed): written into precompute() instead, run once when the
+        # module is made; what forward() reads of them becomes a buffer (computed: var -> attribute).
+        self.fixed, self.pre_lines, self.computed, self.in_fixed = fixed, [], {}, False
+
+    def ref(self, r):
+        name, port = split_ref(r)
+        v = self.var[(name, port)]
+        if self.in_fixed or name not in self.fixed:
+            return v
+        if v not in self.computed:
+            self.computed[v] = f"c{len(self.computed)}"
+        return f"self.{self.computed[v]}"
+
+    def shape_of(self, r):
+        name, port = split_ref(r)
+        return self.shapes[name][port]
+
+    def emit(self, node):
+        name, op, params = node["name"], node["op"], node.get("params", {})
+        self.in_fixed = name in self.fixed
+        forward_lines = self.lines
+        if self.in_fixed:
+            self.lines = self.pre_lines
+        ins = [self.ref(r) for r in node.get("inputs", [])]
+        out = f"v{len(self.var)}"
+        self.var[(name, 0)] = out
+        expr = self.expression(op, params, node, ins, out)
+        if expr is not None:
+            self.lines.append(f"{out} = {expr}  # {name}: {op}")
+        self.lines, self.in_fixed = forward_lines, False
+
+    def expression(self, op, params, node, ins, out):
+        simple = {"ewadd": "{0} + {1}", "ewmul": "{0} * {1}", "smul": "{0} * {1}.reshape(())",
+                  "matmul": "torch.matmul({0}, {1})", "relu": "torch.relu({0})",
+                  "sigmoid": "torch.sigmoid({0})", "tanh": "torch.tanh({0})"}
+        if op in simple:
+            return simple[op].format(*ins)
+        if op in ("C_pool", "I_conv", "I_matmul", "I_ewmul"):
+            return self.buffer("constant", node["name"], op, tuple(params["shape"]))
+        if op == "transpose":
+            rank = len(self.shape_of(node["inputs"][0]))
+            perm = params.get("perm", list(range(rank - 1, -1, -1)))
+            return f"{ins[0]}.permute({', '.join(map(str, perm))})"
+        if op == "reshape":
+            return f"{ins[0]}.reshape({tuple(params['shape'])})"
+        if op == "softmax":
+            return f"torch.softmax({ins[0]}, dim={params.get('axis', -1)})"
+        if op == "concat":
+            return f"torch.cat([{', '.join(ins)}], dim={params['axis']})"
+        if op == "split":
+            name, sizes = node["name"], [s[params["axis"]] for s in self.shapes[node["name"]]]
+            self.var[(name, 1)] = f"v{len(self.var)}"
+            self.lines.append(f"{out}, {self.var[(name, 1)]} = torch.split({ins[0]}, {sizes}, "
+                              f"dim={params['axis']})  # {name}: split")
+            return None
+        if op == "batchnorm":
+            x, scale, bias, mean, var = ins
+            eps = float(torch.tensor(params.get("epsilon", 1e-5), dtype=torch.float32))
+            return f"F.batch_norm({x}, {mean}, {var}, {scale}, {bias}, False, 0.0, {eps!r})"
+        if op == "enlarge":
+            kh, kw = self.shape_of(node["inputs"][0])[2:]
+            big_h, big_w = params["kernel"]
+            top, left = (big_h - kh) // 2, (big_w - kw) // 2
+            return f"F.pad({ins[0]}, ({left}, {big_w - kw - left}, {top}, {big_h - kh - top}))"
+        if op == "conv2d":
+            return self.conv2d(node, params, ins)
+        imported = self.imported_op(op, params, ins)
+        if imported is not None:
+            return imported
+        if op in ("pool_avg", "pool_max"):
+            return self.pool(op, node, params, ins)
+        raise GraphModuleError(f"node {node['name']}: operator {op} has no PyTorch version")
+
+    @staticmethod
+    def imported_op(op, params, ins):
+        """The operators only imported (ONNX) models use; None for any other."""
+        def bound(v):
+            return None if v in ("inf", "-inf") else float(v)
+        if op in ("ewsub", "ewdiv"):
+            return f"{ins[0]} {'-' if op == 'ewsub' else '/'} {ins[1]}"
+        if op in ("sqrt", "erf"):
+            return f"torch.{op}({ins[0]})"
+        if op == "clip":
+            lo, hi = params.get("limits", ["-inf", "inf"])
+            return f"torch.clamp({ins[0]}, min={bound(lo)!r}, max={bound(hi)!r})"
+        if op == "pad":
+            top, bottom, left, right = params.get("pads", [0, 0, 0, 0])
+            value = params.get("value", 0)
+            value = f"float('{value}')" if isinstance(value, str) else repr(float(value))
+            return f"F.pad({ins[0]}, ({left}, {right}, {top}, {bottom}), value={value})"
+        if op == "slice":
+            begin, end = params["range"]
+            return f"{ins[0]}.narrow({params['axis']}, {begin}, {end - begin})"
+        if op == "reduce_mean":
+            return f"{ins[0]}.mean(dim={tuple(params['axes'])}, keepdim=True)"
+        return None
+
+    def buffer(self, kind, name, op, shape):
+        attr = f"b{len(self.buffers)}"
+        self.buffers.append((attr, kind, name, op, shape))
+        return f"self.{attr}"
+
+    def padded(self, x, pads, kernel, fill):
+        pad, arg = padding_args(pads, kernel, fill)
+        if pad is None:
+            return x, arg
+        padded = self.temporary()
+        self.lines.append(f"{padded} = F.pad({x}, {pad})")
+        return padded, arg
+
+    def temporary(self):
+        self.temporaries += 1
+        return f"t{self.temporaries}"
+
+    def conv2d(self, node, params, ins):
+        x_shape, w_shape = self.shape_of(node["inputs"][0]), self.shape_of(node["inputs"][1])
+        stride = tuple(params.get("stride", [1, 1]))
+        groups = x_shape[1] // w_shape[1]
+        pads = paddings(x_shape, w_shape[2:], stride, params.get("padding", "same"))
+        # A convolution pads with zeros; an asymmetric SAME padding goes through F.pad.
+        (top, bottom), (left, right) = pads
+        x, pad = ins[0], f"({top}, {left})"
+        if top != bottom or left != right:
+            x, pad = self.temporary(), "0"
+            self.lines.append(f"{x} = F.pad({ins[0]}, ({left}, {right}, {top}, {bottom}))")
+        expr = f"F.conv2d({x}, {ins[1]}, None, {stride}, {pad}, 1, {groups})"
+        return f"torch.relu({expr})" if params.get("activation") == "relu" else expr
+
+    def pool(self, op, node, params, ins):
+        x_shape = self.shape_of(node["inputs"][0])
+        kernel, stride = tuple(params["kernel"]), tuple(params.get("stride", [1, 1]))
+        pads = paddings(x_shape, kernel, stride, params.get("padding", "same"))
+        if op == "pool_avg":  # zeros count and the divisor is the whole window (cuDNN's INCLUDE_PADDING)
+            x, pad = self.padded(ins[0], pads, kernel, "0.0")
+            return f"F.avg_pool2d({x}, {kernel}, {stride}, {pad}, False, True)"
+        x, pad = self.padded(ins[0], pads, kernel, "float('-inf')")  # padded positions never win
+        return f"F.max_pool2d({x}, {kernel}, {stride}, {pad})"
+
+
+def topological(nodes):
+    by_name = {n["name"]: n for n in nodes}
+    done, order = set(), []
+
+    def visit(name):
+        stack = [(name, False)]
+        while stack:
+            current, expanded = stack.pop()
+            if current in done or current not in by_name:
+                continue
+            if expanded:
+                done.add(current)
+                order.append(by_name[current])
+                continue
+            stack.append((current, True))
+            for r in by_name[current].get("inputs", []):
+                stack.append((split_ref(r)[0], False))
+
+    for n in nodes:
+        visit(n["name"])
+    return order
+
+
+def weight_only(graph):
+    """The operators computed from weights and constants alone (TASO's load-time work)."""
+    sources, fixed = {w["name"] for w in graph.get("weights", [])}, set()
+    for node in topological(graph.get("nodes", [])):
+        ins = [split_ref(r)[0] for r in node.get("inputs", [])]
+        if not ins:
+            sources.add(node["name"])  # a constant
+        elif all(i in sources or i in fixed for i in ins):
+            fixed.add(node["name"])
+    return fixed
+
+
+def generate(graph, shapes, precompute=False):
+    """forward()'s source and the buffers it reads; with precompute, also precompute()'s source,
+    which returns the weight-only values forward() reads as buffers ({attribute: value})."""
+    gen = Codegen(graph, shapes, weight_only(graph) if precompute else frozenset())
+    for i, source in enumerate(graph.get("inputs", [])):
+        gen.var[(source["name"], 0)] = f"x{i}"
+    for w in graph.get("weights", []):
+        gen.var[(w["name"], 0)] = gen.buffer("weight", w["name"], "weight", tuple(w["shape"]))
+    for node in topological(graph.get("nodes", [])):
+        gen.emit(node)
+    args = ", ".join(f"x{i}" for i in range(len(graph.get("inputs", []))))
+    outputs = ", ".join(gen.ref(r) for r in graph["outputs"])
+    body = "\n".join("    " + line for line in gen.lines)
+    source = f"def forward(self, {args}):\n{body}\n    return ({outputs},)\n"
+    if not precompute:
+        return source, gen.buffers
+    pre_body = "\n".join("    " + line for line in gen.pre_lines + ["pass"])
+    values = ", ".join(f"{attr!r}: {var}" for var, attr in gen.computed.items())
+    return source, gen.buffers, f"def precompute(self):\n{pre_body}\n    return {{{values}}}\n"
+
+
+# ---------------------------------------------------------------- the module
+
+class GraphModule(torch.nn.Module):
+    """The graph's weights and constants as buffers, its nodes as generated straight-line code."""
+
+    def __init__(self, graph, shapes, dtype, weights=None, seed=1, precompute=False, device=None):
+        """weights: {name: values} for weights (else their data, else seeded random values);
+        precompute: compute the weight-only operators once here, not in every forward()."""
+        super().__init__()
+        generated = generate(graph, shapes, precompute)
+        self.source, buffers = generated[0], generated[1]
+        self.input_names = [s["name"] for s in graph.get("inputs", [])]
+        self.input_shapes = [tuple(s["shape"]) for s in graph.get("inputs", [])]
+        self.weight_attrs = {name: attr for attr, kind, name, _, _ in buffers if kind == "weight"}  # for ONNX
+        data = {w["name"]: w.get("data") for w in graph.get("weights", [])}
+        generator = torch.Generator().manual_seed(seed)
+        for attr, kind, name, op, shape in buffers:
+            if kind == "constant":
+                value = make_constant(op, shape, dtype)
+            elif weights is not None and name in weights:
+                value = torch.as_tensor(weights[name], dtype=dtype).reshape(shape)
+            elif data.get(name) is not None:
+                value = torch.tensor(data[name], dtype=dtype).reshape(shape)
+            else:  # uniform in [-1, 1] like our evaluator, scaled so that deep models stay finite
+                fan_in = max(1, math.prod(shape[1:]) if len(shape) > 1 else 1)
+                value = (torch.rand(shape, generator=generator, dtype=dtype) * 2 - 1) / math.sqrt(fan_in)
+            self.register_buffer(attr, value.to(device) if device is not None else value)
+        namespace = {"torch": torch, "F": F}
+        exec(compile(self.source, f"<graph {graph.get('name', '')}>", "exec"), namespace)
+        self._forward = namespace["forward"]
+        if precompute:
+            exec(compile(generated[2], f"<graph {graph.get('name', '')} at load time>", "exec"), namespace)
+            with torch.no_grad():
+                for attr, value in namespace["precompute"](self).items():
+                    self.register_buffer(attr, value.contiguous())
+
+    def forward(self, *inputs):
+        return self._forward(self, *inputs)
+
+    def random_inputs(self, dtype, device, seed=2):
+        generator = torch.Generator().manual_seed(seed)
+        return [(torch.rand(s, generator=generator, dtype=dtype) * 2 - 1).to(device) for s in self.input_shapes]

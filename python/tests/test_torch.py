@@ -1,0 +1,79 @@
+"""superopt.torch.optimize: a PyTorch module in, an optimized module out that computes the same
+function: equal outputs in float64 (1e-9 relative) on torchvision models and a transformer encoder."""
+import pytest
+
+torch = pytest.importorskip("torch")
+torchvision = pytest.importorskip("torchvision")
+
+import superopt  # noqa: E402
+import superopt.torch  # noqa: E402
+
+TOLERANCE = 1e-9
+
+
+def relative_error(got, want):
+    return float((got - want).abs().max() / want.abs().max())
+
+
+def optimized_equals_original(module, example, **options):
+    torch.manual_seed(0)
+    module = module.double().eval()
+    example = example.double()
+    optimized = superopt.torch.optimize(module, example, time_limit=30, **options)
+    assert isinstance(optimized, torch.nn.Module)
+    assert optimized.result.check["passed"], optimized.result.check
+    other = torch.rand_like(example) * 2 - 1  # not the example: the module is not specialised to it
+    with torch.no_grad():
+        for x in (example, other):
+            want, got = module(x), optimized(x)
+            assert got.dtype == torch.float64 and got.shape == want.shape
+            assert relative_error(got, want) <= TOLERANCE
+    return optimized
+
+
+def test_resnet18():
+    torch.manual_seed(1)
+    optimized = optimized_equals_original(torchvision.models.resnet18(), torch.rand(1, 3, 64, 64))
+    assert all(b.dtype == torch.float64 for b in optimized.buffers())
+
+
+def test_squeezenet1_1():
+    torch.manual_seed(2)
+    optimized_equals_original(torchvision.models.squeezenet1_1(), torch.rand(1, 3, 64, 64))
+
+
+def test_transformer_encoder():
+    torch.manual_seed(3)
+    layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0)
+    optimized_equals_original(torch.nn.TransformerEncoder(layer, num_layers=2), torch.rand(8, 2, 32))
+
+
+def test_several_inputs_and_outputs():
+    class TwoWay(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Linear(16, 16)
+            self.b = torch.nn.Linear(16, 16)
+
+        def forward(self, x, y):
+            return torch.relu(self.a(x)) + self.b(y), self.a(y)
+
+    module = TwoWay().double().eval()
+    x, y = torch.rand(4, 16, dtype=torch.float64), torch.rand(4, 16, dtype=torch.float64)
+    optimized = superopt.torch.optimize(module, (x, y), time_limit=20)
+    with torch.no_grad():
+        for got, want in zip(optimized(x, y), module(x, y)):
+            assert relative_error(got, want) <= TOLERANCE
+
+
+def test_refuses_what_it_cannot_represent():
+    class Cumulative(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, dim=1)
+
+    with pytest.raises(superopt.Error, match="unsupported operator 'CumSum'"):
+        superopt.torch.optimize(Cumulative().eval(), torch.rand(2, 3))
+    with pytest.raises(ValueError, match="training mode"):
+        superopt.torch.optimize(torch.nn.Linear(2, 2), torch.rand(1, 2))
+    with pytest.raises(TypeError):
+        superopt.torch.optimize(torch.nn.Linear(2, 2).eval(), [1, 2])

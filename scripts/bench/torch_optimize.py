@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""superopt.torch.optimize against PyTorch: a torchvision model (random weights, eval, float32),
+its optimized module, the original in eager mode and its TorchScript-frozen form, at 1 and 2
+threads, timed interleaved (one run of each form a round) and reported as medians; then the
+overhead of a call into the extension beside the same work through the command line.
+
+  PYTHONPATH=build/python /usr/bin/python3 scripts/bench/torch_optimize.py [--model resnet18]
+      [--size 224] [--rounds 50] [--threads 1 2] [--cost analytic:h100] [--time-limit 60] [--json]
+
+Needs the package (PYTHONPATH=build/python or an installed copy) and the superopt binary
+(build/superopt, or --superopt BIN) for the overhead comparison.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torchvision
+
+import superopt
+import superopt.torch
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def scripted(module, example):
+    """PyTorch 1.13's CPU inference path: trace, freeze, optimize_for_inference."""
+    traced = torch.jit.trace(module, (example,), check_trace=False)
+    frozen = torch.jit.optimize_for_inference(torch.jit.freeze(traced.eval()))
+    for _ in range(3):
+        frozen(example)  # the first calls specialise the graph
+    return frozen
+
+
+def interleaved_medians(forms, example, rounds, warmup=3):
+    """{name: median ms}: each round runs every form once, in turn, so drifts hit all alike."""
+    times = {name: [] for name in forms}
+    with torch.inference_mode():
+        for _ in range(warmup):
+            for fn in forms.values():
+                fn(example)
+        for _ in range(rounds):
+            for name, fn in forms.items():
+                t0 = time.perf_counter()
+                fn(example)
+                times[name].append((time.perf_counter() - t0) * 1e3)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def call_overhead(binary, rules):
+    """Milliseconds a call spends outside the work it reports (its phases), through the extension
+    and through the command line (a process: start, reading the rules, printing), on a small graph."""
+    graph = os.path.join(REPO, "data", "graphs", "fused_matmul.json")
+    rows = {}
+    for _ in range(5):
+        g = superopt.load(graph)
+        t0 = time.perf_counter()
+        r = superopt.optimize(g, rules=rules, time_limit=30)
+        wall = (time.perf_counter() - t0) * 1e3
+        rows.setdefault("extension", []).append(wall - 1e3 * sum(r.phase_seconds.values()))
+        t0 = time.perf_counter()
+        out = subprocess.run([binary, "optimize", graph, "--rules", rules.path, "--time-limit", "30", "--json"],
+                             capture_output=True, text=True, check=True).stdout
+        wall = (time.perf_counter() - t0) * 1e3
+        phases = json.loads(out)["phase_seconds"]
+        rows.setdefault("command line", []).append(wall - 1e3 * (sum(phases.values()) - phases["load"]))
+        t0 = time.perf_counter()
+        superopt.load(graph).report()
+        rows.setdefault("extension: load + report", []).append((time.perf_counter() - t0) * 1e3)
+        t0 = time.perf_counter()
+        subprocess.run([binary, "graph", "check", graph, "--json"], capture_output=True, check=True)
+        rows.setdefault("command line: graph check --json", []).append((time.perf_counter() - t0) * 1e3)
+    return {k: statistics.median(v) for k, v in rows.items()}
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", default="resnet18", help="a torchvision model (default resnet18)")
+    p.add_argument("--size", type=int, default=224, help="input height and width (default 224)")
+    p.add_argument("--rounds", type=int, default=50)
+    p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--cost", default="analytic:h100", help="superopt's cost model (default analytic:h100)")
+    p.add_argument("--time-limit", type=float, default=60)
+    p.add_argument("--superopt", default=os.path.join(REPO, "build", "superopt"))
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    torch.manual_seed(0)
+    module = getattr(torchvision.models, args.model)().eval()
+    example = torch.rand(1, 3, args.size, args.size)
+    t0 = time.perf_counter()
+    optimized = superopt.torch.optimize(module, example, cost=args.cost, time_limit=args.time_limit)
+    optimize_s = time.perf_counter() - t0
+    with torch.inference_mode():
+        error = float((optimized(example) - module(example)).abs().max() / module(example).abs().max())
+    rows = []
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        forms = {"eager": module, "torchscript-frozen": scripted(module, example), "superopt": optimized}
+        rows.append({"threads": threads, "median_ms": interleaved_medians(forms, example, args.rounds)})
+    rules = superopt.RuleDatabase()
+    overhead = call_overhead(args.superopt, rules) if os.access(args.superopt, os.X_OK) else None
+    r = optimized.result
+    summary = {"model": args.model, "input": list(example.shape), "torch": torch.__version__,
+               "cost_model": r.report["cost_model"], "cost_before_ms": r.cost_before_ms,
+               "cost_after_ms": r.cost_after_ms, "applications": len(r.rule_sequence),
+               "rules_applied": r.rules_applied, "optimize_s": optimize_s, "float32_relative_error": error,
+               "rows": rows, "overhead_ms": overhead}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"{args.model} 1x3x{args.size}x{args.size}, float32, PyTorch {torch.__version__}; optimized in "
+          f"{optimize_s:.1f} s ({r.report['cost_model']}: {r.cost_before_ms:.3f} -> {r.cost_after_ms:.3f} ms, "
+          f"{len(r.rule_sequence)} applications); float32 relative error {error:.1e}")
+    print(f"{'threads':>7}  {'eager ms':>10}  {'frozen ms':>10}  {'superopt ms':>11}  vs eager  vs frozen")
+    for row in rows:
+        m = row["median_ms"]
+        print(f"{row['threads']:>7}  {m['eager']:>10.3f}  {m['torchscript-frozen']:>10.3f}  {m['superopt']:>11.3f}  "
+              f"{m['eager'] / m['superopt']:>7.3f}x  {m['torchscript-frozen'] / m['superopt']:>8.3f}x")
+    if overhead:
+        print("overhead outside the reported work, median of 5 (ms): " +
+              ", ".join(f"{k} {v:.2f}" for k, v in overhead.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
