@@ -7,8 +7,9 @@
 # MPI calls from modules unloaded before the check; sanitize-tests.sh).
 # Left out, with why (each runs code the kept
 # tests run too, at sizes that take minutes at -O1 under the sanitizers):
-#  - labels slurm, torch, reproduce, gpu: a Slurm cluster, PyTorch, the papers'
-#    experiments, a GPU;
+#  - labels slurm, torch, reproduce, gpu, python: a Slurm cluster, PyTorch, the
+#    papers' experiments, a GPU, the Python extension (a module the interpreter
+#    loads, which the sanitizers' runtime must be preloaded into);
 #  - the search_rules fixture (TASO's operator set enumerated at 3 operators,
 #    over 5 minutes here) and the 35 optimize tests that read its database;
 #  - the tests named in HEAVY: the CPU reference and oneDNN on whole builtin
@@ -30,7 +31,7 @@ import json
 import re
 import sys
 
-SKIPPED_LABELS = {"slurm", "torch", "reproduce", "gpu"}
+SKIPPED_LABELS = {"slurm", "torch", "reproduce", "gpu", "python"}
 SKIPPED_FIXTURE = "search_rules"
 HEAVY = re.compile(
     r"^(cli_model_run_|cli_run_cpu_check_|cli_optimize_shipped_rules_|enumerate_taso_rule_kinds$|cli_derive_and_check_proofs$|soundness_fresh|mpi_verify_ranks_and_resume$"
