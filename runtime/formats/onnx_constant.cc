@@ -221,6 +221,10 @@ int64_t Constant::size() const {
 }
 
 Shape Constant::shape() const {
+  return shape_of(dims);
+}
+
+Shape shape_of(const std::vector<int64_t>& dims) {
   if (dims.size() > kMaxRank) throw Error("rank " + std::to_string(dims.size()) + " is above 6");
   Shape s;
   for (int64_t d : dims) {

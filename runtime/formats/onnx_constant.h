@@ -30,6 +30,9 @@ struct Constant {
   static Constant real(std::vector<int64_t> dims, std::vector<float> values);
 };
 
+// Our shape of ONNX dimensions; throws Error beyond rank 6 or 2^31 per dimension.
+Shape shape_of(const std::vector<int64_t>& dims);
+
 // Reads a TensorProto, taking its data from `raw_data`, the typed fields or the
 // external file named relative to `model_dir`; releases what it read from the
 // proto so that large models are not held twice. Throws Error naming the tensor

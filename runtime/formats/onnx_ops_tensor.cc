@@ -13,12 +13,6 @@ namespace {
 
 using onnx::NodeProto;
 
-Shape shape_of(const std::vector<int64_t>& dims) {
-  Constant c;
-  c.dims = dims;
-  return c.shape();
-}
-
 TensorRef reshape(Importer& im, TensorRef x, const std::vector<int64_t>& dims, const std::string& name = {}) {
   OpParams p;
   p.shape = shape_of(dims);

@@ -11,12 +11,6 @@ namespace {
 
 using onnx::NodeProto;
 
-Shape shape_of(const std::vector<int64_t>& dims) {
-  Constant c;
-  c.dims = dims;
-  return c.shape();
-}
-
 // Input i as a weight or tensor of the given dims: a constant is broadcast to
 // them now (ONNX lets scale and bias broadcast); a computed tensor must have them.
 TensorRef operand_of_dims(Importer& im, const NodeProto& n, int i, const std::vector<int64_t>& dims,

@@ -49,8 +49,8 @@ def build(name, torch, seed):
     return model, (1, 3, 299, 299) if name == "inception_v3" else (1, 3, 224, 224)
 
 
-def run(cmd, what):
-    p = subprocess.run(cmd, capture_output=True, text=True)
+def run(cmd, what, timeout=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if p.returncode != 0:
         msg = (p.stderr or p.stdout).strip().splitlines()
         raise RuntimeError(f"{what}: exit {p.returncode}: {msg[-1] if msg else ''}")

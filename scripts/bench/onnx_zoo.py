@@ -32,6 +32,9 @@ import subprocess
 import sys
 import time
 
+# The command runner and the comparison are onnx_torch.py's (this folder).
+from onnx_torch import dump_values, relative_error, run
+
 BOUND = 1e-8
 COLUMNS = ["model", "opset", "input", "import", "error", "pass", "claimed", "rules", "cpu_ms_before",
            "cpu_ms_after", "fallback", "seconds"]
@@ -83,31 +86,6 @@ def build(torch, kind, name, seed):
         return SegmentationOut.wrap(torch, model).eval()
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
     return models.get_model(name, weights=None, **kwargs).eval()
-
-
-def run(cmd, what, timeout=None):
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0:
-        msg = (p.stderr or p.stdout).strip().splitlines()
-        raise RuntimeError(f"{what}: {msg[-1] if msg else f'exit {p.returncode}'}")
-    return p.stdout
-
-
-def dump_values(path):
-    import h5py
-    import numpy as np
-    with h5py.File(path, "r") as f:
-        order = [s.decode() if isinstance(s, bytes) else s for s in f["output_order"][()]]
-        return ({k: np.asarray(f["sources"][k]) for k in f["sources"]}, [np.asarray(f["outputs"][k]) for k in order])
-
-
-def relative_error(ours, theirs):
-    import numpy as np
-    if ours.shape != theirs.shape:
-        return math.inf
-    scale = float(np.max(np.abs(theirs)))
-    err = float(np.max(np.abs(ours - theirs))) / (scale if scale > 0 else 1.0)
-    return err if math.isfinite(err) else math.inf
 
 
 def float32_epsilons(torch, model):
