@@ -21,7 +21,12 @@
 #    optimize_search_memory, which optimizes a 600-operator chain with the
 #    shipped database (search_tests covers the same code under the sanitizers);
 #    cli_end_to_end_acceptance, whose search must rewrite within --time-limit 20
-#    before the timings it checks (at -O1 under the sanitizers it did not).
+#    before the timings it checks (at -O1 under the sanitizers it did not);
+#  - mpi_enumerate_bounded_memory (193 s here: an enumeration on 2 ranks
+#    spilling under a memory bound; record_store_test's spilled runs and
+#    mpi_enumerate_ranks_and_resume's exchange and resume stay in) and
+#    gpu_rehearsal_cpu_quick (100 s: the GPU bundle's whole script on the CPU,
+#    whose commands the CLI tests run one by one).
 # Run with the MPI tests, without the leak check: full_disk, whose small file
 # size limit makes Open MPI's shared-memory setup fail inside MPI_Init and
 # keep what its unloaded plugins allocated; and the tests labelled slurm and
@@ -40,7 +45,7 @@ HEAVY = re.compile(
     r"|onnx_torch_|completeness: TASO's operator set at 2|completeness: the small operator set at 3"
     r"|verify_axioms:every axiom of taso\.ax passes small-tensor validation"
     r"|whole models agree with the CPU reference|the operator timer and the cpu cost model measure once"
-    r"|optimize_time_limit_holds$|optimize_check_time_limit$|optimize_overflow_chain$|optimize_search_memory$|cli_end_to_end_acceptance$)")
+    r"|optimize_time_limit_holds$|optimize_check_time_limit$|optimize_overflow_chain$|optimize_search_memory$|cli_end_to_end_acceptance$|mpi_enumerate_bounded_memory$|gpu_rehearsal_cpu_quick$)")
 NO_LEAK_CHECK = {"full_disk"}
 NO_LEAK_CHECK_LABELS = {"mpi", "slurm", "reproduce"}
 
