@@ -15,6 +15,7 @@
 #include <filesystem>
 
 #include "runtime/core/error.h"
+#include "runtime/core/temp_file_cleanup.h"
 
 namespace superopt {
 namespace {
@@ -38,11 +39,12 @@ int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
-// The temporary file, removed unless it has been renamed into place.
+// The temporary file, removed unless it has been renamed into place, also when
+// SIGINT, SIGTERM or SIGHUP ends the process meanwhile (temp_file_cleanup.h).
 class TemporaryFile {
  public:
   explicit TemporaryFile(const std::string& target) : path_(target + ".tmp-XXXXXX") {
-    fd_ = ::mkstemp(path_.data());
+    fd_ = on_signal_.create(path_);
     if (fd_ < 0) fail(target, errno);
     // mkstemp makes the file private (0600); an output is as readable as any new file.
     mode_t mask = ::umask(0);
@@ -75,6 +77,7 @@ class TemporaryFile {
   std::string path_;
   int fd_ = -1;
   bool renamed_ = false;
+  TempFileCleanup on_signal_;
 };
 
 // Makes the rename itself durable; a failure here loses nothing already written.
