@@ -11,9 +11,12 @@
 # Settings: auth/none, cred/none, proctrack/linuxproc, no accounting; the node
 # declares $SUPEROPT_SLURM_CPUS CPUs (default: the larger of nproc and 8, with
 # SlurmdParameters=config_overrides, so 4-task jobs run on a 2-core machine)
-# and one "gpu" generic resource without a device, so GPU jobs pass
-# `sbatch --test-only` (do not really run them here). A system-wide Slurm is
-# left alone: clients use this cluster only while SLURM_CONF points at it.
+# and no GPU, like a CPU-only cluster: Slurm refuses a job that asks for one
+# (slurm/optimize-gpu.sbatch) at submission. SUPEROPT_SLURM_GPUS=N declares N
+# "gpu" generic resources without a device, so that GPU jobs are accepted (for
+# tests of their plumbing; superopt finds no GPU when they start). A
+# system-wide Slurm is left alone: clients use this cluster only while
+# SLURM_CONF points at it.
 # A requeued job waits 2 minutes before it may start again (Slurm's step
 # credential lifetime); `scontrol update JobId=J StartTime=now` skips the wait,
 # but not within a second or so of the cancel (the new credential would be
@@ -49,11 +52,16 @@ alive() {  # alive PIDFILE: the daemon that wrote it still runs
   [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null
 }
 
-write_conf() {  # write_conf DIR NODE CPUS
-  local dir=$1 node=$2 cpus=$3 ctld_port slurmd_port
+write_conf() {  # write_conf DIR NODE CPUS GPUS
+  local dir=$1 node=$2 cpus=$3 gpus=$4 ctld_port slurmd_port gres_types="" node_gres=""
   read -r ctld_port slurmd_port <<<"$(free_ports)"
   rm -rf "$dir/state" "$dir/spool"  # a fresh cluster: no jobs or node states from an earlier one
   mkdir -p "$dir/state" "$dir/spool" "$dir/log"
+  rm -f "$dir/gres.conf"
+  if [ "$gpus" != 0 ]; then
+    gres_types=GresTypes=gpu node_gres=" Gres=gpu:$gpus"
+    echo "NodeName=$node Name=gpu Count=$gpus File=/dev/null" >"$dir/gres.conf"
+  fi
   cat >"$dir/slurm.conf" <<EOF
 # Written by scripts/local-slurm.sh: a one-node test cluster.
 ClusterName=superopt-local
@@ -69,7 +77,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SwitchType=switch/none
 MpiDefault=none
-GresTypes=gpu
+$gres_types
 MailProg=/bin/true
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
@@ -84,15 +92,16 @@ SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus Gres=gpu:1 State=UNKNOWN
+# Clients wait 30 s for a reply, not 10: a busy machine (a ctest -j2 beside) slows slurmctld.
+MessageTimeout=30
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus$node_gres State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
-  echo "NodeName=$node Name=gpu File=/dev/null" >"$dir/gres.conf"
 }
 
-wait_until_idle() {  # the node takes jobs within a few seconds of slurmd starting
-  local state
-  for _ in $(seq 1 100); do
+wait_until_idle() {  # the node takes jobs within a few seconds of slurmd starting (60 s on a busy machine)
+  local state start=$SECONDS
+  while [ $((SECONDS - start)) -lt 60 ]; do
     state=$(sinfo -h -o %t 2>/dev/null | head -n 1 || true)
     case $state in idle* | mix* | alloc*) return 0 ;; esac
     sleep 0.2
@@ -109,10 +118,11 @@ start() {
   dir=${SUPEROPT_SLURM_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/superopt-slurm.XXXXXX")}
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
-  local node cpus
+  local node cpus gpus=${SUPEROPT_SLURM_GPUS:-0}
   node=$(hostname -s)
   cpus=${SUPEROPT_SLURM_CPUS:-$(($(nproc) > 8 ? $(nproc) : 8))}
-  write_conf "$dir" "$node" "$cpus"
+  [[ $gpus =~ ^[0-9]+$ ]] || die "SUPEROPT_SLURM_GPUS must be a number of GPUs, not '$gpus'"
+  write_conf "$dir" "$node" "$cpus" "$gpus"
   export SLURM_CONF=$dir/slurm.conf
   slurmctld -f "$SLURM_CONF" || die "slurmctld did not start; see $dir/log/slurmctld.log"
   slurmd -f "$SLURM_CONF" -N "$node" || die "slurmd did not start; see $dir/log/slurmd.log"

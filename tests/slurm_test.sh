@@ -2,8 +2,11 @@
 # The Slurm jobs on a real one-node Slurm (scripts/local-slurm.sh): build-rules
 # with 4 tasks writes the database `mpirun -np 4` enumerate + verify writes; a
 # job cancelled mid-enumeration and requeued resumes from its checkpoint to the
-# same database; the GPU jobs pass `sbatch --test-only`, and their plumbing runs
-# here with stand-ins for the GPU commands. Exits 77 without Slurm.
+# same database; without GPUs optimize-gpu.sbatch is refused at submission and
+# optimize-cpu.sbatch runs; on a node that declares a GPU without a device, the
+# GPU jobs pass `sbatch --test-only`, optimize-gpu.sbatch ends at once in one
+# line, and their plumbing runs with stand-ins for the GPU commands. Exits 77
+# without Slurm.
 #   slurm_test.sh SUPEROPT MAKE_COST_FIXTURE SOURCE_DIR MPIEXEC WORKDIR
 # Each run works in a new folder under WORKDIR (removed when it passes), so two
 # runs at once do not delete each other's files and cluster, and a failed run's
@@ -172,18 +175,64 @@ from_checkpoint=$(sed -n 's/^resumed from the checkpoint: \([0-9]*\) of those gr
 echo "the requeued job took $from_checkpoint of $all_graphs graphs from the checkpoint"
 same_db reference.h5 cut.h5
 
+# This cluster has no GPU, like a CPU-only one: optimize-gpu.sbatch is refused
+# at submission, in one line, and nothing is written (the job used to be
+# accepted on a GPU-less node and fail after start-up, leaving an empty
+# results folder); optimize-cpu.sbatch, which that script names, runs instead.
+refusal_rc=0
+refusal=$(sbatch --export="ALL,OUT_DIR=$work/refused,RULES=$work/whole.h5,SUPEROPT=$superopt" \
+  "$src/slurm/optimize-gpu.sbatch" 2>&1) || refusal_rc=$?
+[ $refusal_rc != 0 ] && [ "$(wc -l <<<"$refusal")" = 1 ] ||
+  fail "optimize-gpu.sbatch on a cluster without GPUs: exit $refusal_rc, '$refusal'"
+[ ! -e refused ] || fail "the refused optimize-gpu.sbatch made its results folder"
+echo "optimize-gpu.sbatch without GPUs: refused at submission: $refusal"
+job=$(sbatch --parsable --output="$work/cpu.out" --export="ALL,MODELS=builtin:resnet_blocks:1,\
+RULES=$work/whole.h5,OUT_DIR=$work/cpu,REPEAT=3,MEASURE_ARGS=--repeat 3 --warmup 1,\
+OPTIMIZE_ARGS=--time-limit 5,SUPEROPT=$superopt" "$src/slurm/optimize-cpu.sbatch")
+wait_for "$job" 120 COMPLETED FAILED
+[ "$(job_state "$job")" = COMPLETED ] || fail "optimize-cpu job $job failed: $(cat cpu.out)"
+/usr/bin/python3 - "$work/cpu/results.json" <<'PY' || fail "bad results.json of optimize-cpu.sbatch: $(cat cpu/results.json)"
+import json, sys
+results = json.load(open(sys.argv[1]))
+assert [r["model"] for r in results] == ["builtin:resnet_blocks:1"], results
+r = results[0]
+assert r["optimize"]["cost_model"].startswith("table:"), r["optimize"]["cost_model"]
+assert r["input_run"]["device_kind"] == "cpu" and r["optimized_run"]["device_kind"] == "cpu", r["input_run"]
+assert r["input_run"]["repeats"] == 3 and r["input_run"]["median_ms"] > 0, r["input_run"]
+print("optimize-cpu.sbatch: measured, optimized and ran", r["model"], "on the CPU")
+PY
+
+# The GPU jobs on a node that declares a GPU without a device (SUPEROPT_SLURM_GPUS):
+# a fresh cluster in the same folder (its logs go on).
+bash "$src/scripts/local-slurm.sh" stop >/dev/null
+cluster=$(SUPEROPT_SLURM_GPUS=1 bash "$src/scripts/local-slurm.sh" start) ||
+  fail "scripts/local-slurm.sh start with a GPU failed"
+eval "$cluster"
 for gpu_job in optimize-gpu reproduce; do
-  sbatch --test-only "$src/slurm/$gpu_job.sbatch" 2>&1 | grep -q "to start at" ||
-    fail "sbatch --test-only rejects slurm/$gpu_job.sbatch"
+  test_only=$(sbatch --test-only "$src/slurm/$gpu_job.sbatch" 2>&1) || true
+  [[ $test_only == *"to start at"* ]] || fail "sbatch --test-only rejects slurm/$gpu_job.sbatch: $test_only"
 done
 
-# optimize-gpu.sbatch's plumbing on this GPU-less node (it declares a fake GPU):
-# a stand-in superopt whose measure writes a fixed cost table and whose run
-# prints a fixed timing; optimize is the real one, with the table.
+# Accepted there, optimize-gpu.sbatch with the real superopt, which finds no
+# CUDA device, ends at once with one line naming optimize-cpu.sbatch, and
+# writes nothing.
+job=$(sbatch --parsable --output="$work/no-device.out" \
+  --export="ALL,RULES=$work/whole.h5,OUT_DIR=$work/no-device,SUPEROPT=$superopt" "$src/slurm/optimize-gpu.sbatch")
+wait_for "$job" 60 COMPLETED FAILED
+[ "$(job_state "$job")" = FAILED ] && [ "$(grep -c . no-device.out)" = 1 ] &&
+  grep -q "no CUDA device on node .*slurm/optimize-cpu.sbatch" no-device.out ||
+  fail "optimize-gpu.sbatch on a node without a CUDA device: $(job_state "$job"), output: $(cat no-device.out)"
+[ ! -e no-device ] || fail "optimize-gpu.sbatch without a CUDA device made its results folder"
+echo "optimize-gpu.sbatch on a node without a CUDA device: $(cat no-device.out)"
+
+# optimize-gpu.sbatch's plumbing there: a stand-in superopt that reports a
+# device, whose measure writes a fixed cost table and whose run prints a fixed
+# timing; optimize is the real one, with the table.
 cat >gpu-standin.sh <<EOF
 #!/bin/sh
 echo "\$*" >>"$work/gpu-standin.calls"
 case \$1 in
+  version) echo '{"cuda":{"devices":[{"name":"stand-in"}]}}' ;;
   measure) for table; do :; done; exec "$make_costs" "\$table" ;;  # the last argument
   run) echo '{"median_ms": 1.5}' ;;
   *) exec "$superopt" "\$@" ;;
