@@ -153,16 +153,27 @@ void require_writable(const std::string& path, const struct stat& st) {
   }
 }
 
+// Refuses what write_file_atomically never replaces; true for a character
+// device or a FIFO (written in place).
+bool check_existing_output(const std::string& path, const struct stat& st) {
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return true;
+  if (S_ISDIR(st.st_mode)) fail(path, EISDIR);
+  if (!S_ISREG(st.st_mode)) refuse(path, kind_of(st.st_mode) + ", not a regular file");
+  require_writable(path, st);
+  return false;
+}
+
 }  // namespace
+
+void check_output_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) check_existing_output(path, st);
+}
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {  // follows links: a link to /dev/null writes /dev/null
-    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_in_place(path, bytes);
-    if (S_ISDIR(st.st_mode)) fail(path, EISDIR);
-    if (!S_ISREG(st.st_mode)) refuse(path, kind_of(st.st_mode) + ", not a regular file");
-    require_writable(path, st);
-  }
+  // stat follows links: a link to /dev/null writes /dev/null.
+  if (::stat(path.c_str(), &st) == 0 && check_existing_output(path, st)) return write_in_place(path, bytes);
   TemporaryFile temp(path);
   if (int e = temp.write_all(bytes)) fail(path, e);
   if (int e = temp.sync_and_close()) fail(path, e);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "runtime/core/atomic_file.h"
 #include "runtime/core/error.h"
 
 namespace superopt {
@@ -35,6 +36,7 @@ int lock_retrying(int fd, int operation) {
 }  // namespace
 
 WriterLock::WriterLock(const std::string& path, bool wait) : lock_path_(path + ".lock") {
+  check_output_path(path);  // a read-only database fails now, not after the work
   const std::string busy = path + " is being written by another superopt process (lock " + lock_path_ + ")";
   bool told = false;
   for (;;) {

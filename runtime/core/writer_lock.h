@@ -14,6 +14,8 @@ namespace superopt {
 // on PATH itself because every atomic write replaces PATH's inode, and a lock
 // on the old inode would no longer exclude a process that opens the new one.
 //
+// First, PATH is checked as the write will check it (check_output_path,
+// atomic_file.h): a read-only database is refused at once, not after the work.
 // When another process holds it, the constructor prints one line to stderr
 // naming PATH and waits (wait = true), or throws Error with that line (wait =
 // false). Throws Error "cannot lock PATH: REASON" when the companion file

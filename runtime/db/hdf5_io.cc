@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "runtime/core/atomic_file.h"
+#include "runtime/core/memory_budget.h"
 #include "runtime/formats/json_text.h"
 
 namespace superopt::hdf5 {
@@ -217,7 +218,9 @@ size_t Reader::count(const Item& item) const {
 std::vector<std::string> Reader::strings(const Item& item) const {
   Handle type = item.type();
   if (H5Tget_class(type) != H5T_STRING) fail(item.name + ": expected strings");
-  size_t n = count(item);
+  // A string in memory: its object, and its text (the element size is the
+  // fixed width, or a pointer for variable-length strings).
+  size_t n = rows_in_memory(item, sizeof(std::string) + H5Tget_size(type));
   std::vector<std::string> out(n);
   if (n == 0) return out;
   if (H5Tis_variable_str(type) > 0) {
@@ -256,6 +259,17 @@ void Reader::fixed_strings(const Item& item, hid_t type, std::vector<std::string
     for (hsize_t i = 0; i < rows[0]; ++i)
       out[first + i].assign(&buf[i * size], strnlen(&buf[i * size], size));
   }
+}
+
+size_t Reader::rows_in_memory(const Item& item, size_t bytes_each) const {
+  size_t n = count(item);
+  const int64_t budget = memory_budget_bytes();
+  if (n > 0 && bytes_each > size_t(budget) / n)
+    fail("/" + item.name + " has " + std::to_string(n) + " entries, " +
+         (n > size_t(INT64_MAX) / bytes_each ? std::string("more than 9.2 EB")
+                                             : bytes_text(int64_t(n * bytes_each))) +
+         " in memory, over the memory budget of " + bytes_text(budget) + " (--max-memory)");
+  return n;
 }
 
 void Reader::expect_length(const Item& item, size_t got, const std::string& other, size_t expected) const {

@@ -98,7 +98,7 @@ class Reader {
     H5T_class_t cls = H5Tget_class(item.type());
     if (cls != H5T_INTEGER && (integral || cls != H5T_FLOAT))
       fail(item.name + (integral ? ": expected integers" : ": expected numbers"));
-    std::vector<T> out(count(item));
+    std::vector<T> out(rows_in_memory(item, sizeof(T)));
     if (!out.empty() && item.read(mem_type, out.data()) < 0)
       fail("cannot read " + item.name + ": " + error_reason());
     return out;
@@ -107,6 +107,10 @@ class Reader {
     return numbers<int64_t>(attribute(attribute_name), H5T_NATIVE_INT64, true)[0];
   }
   void expect_length(const Item& item, size_t got, const std::string& other, size_t expected) const;
+  // count(item), refused with the file, the dataset and the size when that many
+  // elements of `bytes_each` in memory are over the memory budget
+  // (runtime/core/memory_budget.h): a 2^40-row dataset was a bare "out of memory".
+  size_t rows_in_memory(const Item& item, size_t bytes_each) const;
 
  private:
   void fixed_strings(const Item& item, hid_t type, std::vector<std::string>& out) const;

@@ -39,7 +39,7 @@ std::vector<RuleStatus> statuses(const Reader& r, const Item& item) {
     by_value[value] = rule_status_from_name(member);
     if (!by_value[value]) r.fail(item.name + ": unknown status name '" + member + "'");
   }
-  std::vector<uint8_t> raw(r.count(item));
+  std::vector<uint8_t> raw(r.rows_in_memory(item, sizeof(uint8_t) + sizeof(RuleStatus)));
   if (!raw.empty() && item.read(type, raw.data()) < 0)
     r.fail("cannot read " + item.name + ": " + hdf5::error_reason());
   std::vector<RuleStatus> out;

@@ -71,6 +71,21 @@ void append_array(std::string& out, std::string_view key, const std::vector<Json
   out += items.empty() ? "],\n" : "\n  ],\n";
 }
 
+// The reader refuses a tensor over kMaxElements (graph_json_read.cc), so the
+// writer does too: an exported file that `graph check` then refused (an ONNX
+// model's 65536x65536x65536 input, which ONNX import takes) was the only sign.
+void check_readable_sizes(const Graph& g, const std::vector<std::string>& names) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    for (int port = 0; port < g.node(id).num_outputs(); ++port) {
+      const Shape& s = g.shape({id, port});
+      int64_t n = 1;
+      for (int i = 0; i < s.rank(); ++i)
+        if (__builtin_mul_overflow(n, s[i], &n) || n > kMaxElements)
+          throw_error("cannot write a graph file with tensor '" + ref_str({id, port}, names) + "' of shape " +
+                      s.str() + ": more than 2^40 elements, over what graph files hold (export to .onnx)");
+    }
+}
+
 }  // namespace
 
 std::string write_graph_json(const Graph& g, std::string_view graph_name) {
@@ -78,6 +93,7 @@ std::string write_graph_json(const Graph& g, std::string_view graph_name) {
   if (!ordering.cycle.empty()) throw_error("cannot write a graph with a cycle");
   if (g.outputs().empty()) throw_error("cannot write a graph without outputs (a graph file needs one)");
   std::vector<std::string> names = file_names(g);
+  check_readable_sizes(g, names);
   std::vector<Json> inputs, weights, nodes;
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     if (g.node(id).op == OpType::input) inputs.push_back(source_json(g, id, names));

@@ -2,6 +2,8 @@
 #include "runtime/mpi/mpi_world.h"
 
 #include <mpi.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,12 +36,28 @@ struct OpenMpiOwnAllocations {
 #endif
 };
 
+// PMIx, which starts Open MPI, keeps its shared store in files of 4 MiB: under
+// a smaller file size limit (ulimit -f) MPI_Init failed with 16-19 lines of
+// PMIx and ORTE errors that never named the limit (issue 37, item 10). There
+// PMIx is told to keep the store in memory instead (its "hash" store, as
+// PMIX_MCA_gds=hash would), so MPI starts and the limit is met where a file of
+// ours reaches it, with that file named. A store the user chose is kept.
+constexpr rlim_t kPmixStoreFileBytes = rlim_t{4} << 20;
+
+void keep_pmix_store_in_memory_under_a_file_limit() {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  if (limit.rlim_cur >= kPmixStoreFileBytes || std::getenv("PMIX_MCA_gds")) return;
+  ::setenv("PMIX_MCA_gds", "hash", 0);
+}
+
 }  // namespace
 
 MpiWorld::MpiWorld() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    keep_pmix_store_in_memory_under_a_file_limit();
     [[maybe_unused]] OpenMpiOwnAllocations scope;
     MPI_Init(nullptr, nullptr);
     owns_ = true;

@@ -9,7 +9,9 @@
 namespace superopt {
 
 // Initialises MPI on construction (if nobody has) and finalises on
-// destruction. Works as a single process without mpirun.
+// destruction. Works as a single process without mpirun, also under a file size limit
+// (ulimit -f) below the 4 MiB files PMIx keeps its store in: it is kept in
+// memory then.
 class MpiWorld {
  public:
   MpiWorld();
