@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <limits>
 
-// Boost's max-flow trips GCC 12's -Wmaybe-uninitialized inside its own iterators.
+// Boost's max-flow trips GCC 12's -Wmaybe-uninitialized inside its own
+// iterators. GCC only: clang has no such warning, and warns of the unknown name.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/boykov_kolmogorov_max_flow.hpp>
 
@@ -150,4 +153,6 @@ std::vector<std::vector<NodeId>> split_graph(const Graph& g, const std::vector<i
 
 }  // namespace superopt::search
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif

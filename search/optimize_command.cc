@@ -40,7 +40,8 @@ namespace po = boost::program_options;
 
 constexpr const char* kUsage =
     "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
-    "[--cost analytic:h100|table:FILE|gpu] [--split-threshold 30] [--exhaustive] [--out FILE] [--json] "
+    "[--cost analytic:h100|table:FILE|cpu[:THREADS][@TABLE]|gpu] [--split-threshold 30] [--exhaustive] "
+    "[--out FILE] [--json] "
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
     "[--search backtracking|pruning|dpp|sampling|exhaustive|eqsat] [--max-length 10] [--sample-size 20] "
     "[--eta 1] "
@@ -78,7 +79,11 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "budget", cli::positive(&o.budget, "--budget"), "graphs taken from the queue in all (default 1000)")(
       "time-limit", cli::number(&o.time_limit_s, "--time-limit", 0.001, 1e7),
       "seconds for the whole run: loading, splitting, searching (default 60)")(
-      "cost", po::value(&a.cost), "analytic:DEVICE, table:FILE or gpu (default analytic:h100)")(
+      "cost", po::value(&a.cost),
+      "what a graph costs: analytic:DEVICE (a profile of data/devices/: h100, v100, cpu; or a profile "
+      "file), table:FILE (a measured HDF5 cost table), cpu (measured on the fly with oneDNN, every "
+      "core), cpu:THREADS, cpu@TABLE or cpu:THREADS@TABLE (starting from a CPU table measured here), "
+      "or gpu (measured on CUDA device 0); default analytic:h100")(
       "split-threshold", cli::non_negative(&o.split_threshold, "--split-threshold"),
       "largest part in operators; 0: no split (default 30)")(
       "out", po::value(&a.out), "write the optimized graph here (ONNX if it ends in .onnx, else JSON)")(
@@ -208,8 +213,7 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
               << "] broke equality on its own (max relative error " << s.max_relative_error
               << "): dropped, searched again" << (marked ? ", marked unknown in " + a.rules : std::string())
               << "\n";
-  std::cout << "check:            " << (r.check.passed ? "passed" : "FAILED") << " (max relative error "
-            << r.check.max_relative_error << ", " << r.check.note << ")\n";
+  std::cout << "check:            " << check_text(r.check) << "\n";
 }
 
 }  // namespace

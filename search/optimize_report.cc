@@ -52,6 +52,7 @@ Json eqsat_json(const EqsatStats& e) {
           {"extraction", e.extraction},
           {"extraction_seconds", e.extraction_seconds},
           {"greedy_objective_ms", e.greedy_objective_ms},
+          {"dag_objective_ms", e.dag_objective_ms},
           {"ilp_status", e.ilp_status},
           {"ilp_gap", e.ilp_gap},
           {"ilp_objective_ms", e.ilp_objective_ms},
@@ -92,6 +93,20 @@ void check_rules_fit_model(const RuleDatabase& db, const Graph& model, const std
   if (!shared)
     throw Error(file + ": rules from another operator set: none of the operators of '" + db.info.opset_name +
                 "' (" + names + ") occurs in the model");
+}
+
+const char* check_status(const NumericalCheck& check) {
+  if (!check.ran) return "not checked";
+  return check.passed ? "passed" : "failed";
+}
+
+std::string check_text(const NumericalCheck& check) {
+  std::string status = check.ran && !check.passed ? "FAILED" : check_status(check);
+  std::string how = check.note.empty() ? "" : check.note;
+  if (!check.ran) return how.empty() ? status : status + " (" + how + ")";
+  char error[48];
+  std::snprintf(error, sizeof error, "%g", check.max_relative_error);
+  return status + " (max relative error " + error + (how.empty() ? "" : ", " + how) + ")";
 }
 
 double peak_memory_mb() {
@@ -136,7 +151,8 @@ Json optimize_result_json(const OptimizeRequest& q, const OptimizeResult& r, con
           {"folded_operators", r.folded_operators},
           {"fallbacks", cost.fallbacks()},
           {"check",
-           {{"passed", r.check.passed},
+           {{"passed", r.check.ran && r.check.passed},
+            {"status", check_status(r.check)},
             {"max_relative_error", r.check.max_relative_error},
             {"cut_short", r.check.cut_short},
             {"inconclusive", r.check.inconclusive},

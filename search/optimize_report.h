@@ -26,6 +26,16 @@ void check_rules_fit_model(const RuleDatabase& db, const Graph& model, const std
 // The process's peak resident memory in MB (what OCGGS Table 3c reports).
 double peak_memory_mb();
 
+// What the numerical check says of the result, for text and JSON alike:
+// "passed" or "failed" when it compared the outputs, "not checked" when it
+// did not (cut short by the time limit, inconclusive, stopped, or turned off;
+// the result is then the input graph, and the note says how far it got).
+// Never "passed" for a check that did not run (issue 37, item 12).
+const char* check_status(const NumericalCheck& check);
+// The line `optimize` prints after "check:": the status, the error where the
+// outputs were compared, and how it ran.
+std::string check_text(const NumericalCheck& check);
+
 // What a run was asked: the model's spec, where the result goes ("" for
 // nowhere), the options, the model's operators and whether suspects were marked.
 struct OptimizeRequest {

@@ -134,7 +134,7 @@ TEST_CASE("pad surrounds the last two dimensions with its value", "[imported]") 
   CHECK(m.data[8] == -INFINITY);
 }
 
-TEST_CASE("slice keeps [begin, end) of an axis", "[imported]") {
+TEST_CASE("slice keeps begin to end (end excluded) of an axis", "[imported]") {
   T x = iota({2, 3, 2});
   check(run1(OpType::slice, range(1, 1, 3), {&x}), {2, 2, 2}, {3, 4, 5, 6, 9, 10, 11, 12});
   check(run1(OpType::slice, range(0, 1, 2), {&x}), {1, 3, 2}, {7, 8, 9, 10, 11, 12});

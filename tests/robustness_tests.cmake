@@ -116,6 +116,13 @@ add_test(NAME optimize_check_time_limit
 set_tests_properties(optimize_check_time_limit PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
                      "check_time_limit_test: ok" FAIL_REGULAR_EXPRESSION "check_time_limit_test: FAIL")
 
+# A check that did not run is "not checked", never "passed", in text and --json
+# (issue 37, item 12).
+add_test(NAME optimize_check_not_run
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/check_status_test.sh $<TARGET_FILE:superopt> ${flag_rules})
+set_tests_properties(optimize_check_not_run PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+                     "check_status_test: ok" FAIL_REGULAR_EXPRESSION "check_status_test: FAIL")
+
 # A 2,000-matmul chain overflows double in the check: inconclusive, no suspect,
 # ends near --time-limit (it ran 1.8x the limit re-checking every application).
 add_test(NAME optimize_overflow_chain
@@ -182,3 +189,34 @@ file(WRITE ${deep_dir}/escape_name.json
      " \"nodes\": [{\"name\": \"r\", \"op\": \"relu\", \"inputs\": [\"x\"]}], \"outputs\": [\"r\"]}\n")
 superopt_cli_test(graph_check_escape_in_name 0 "" STDOUT "graph \\\\x1b.31mred\\\\x1b.0m in "
                   COMMAND ${superopt_bin} graph check ${deep_dir}/escape_name.json)
+
+# What graph export writes, graph check reads (issue 37, item 9): a 65536^3
+# tensor from an ONNX model was written to a graph file that check refused.
+add_test(NAME graph_export_check_agree
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/export_check_agree_test.sh $<TARGET_FILE:superopt>)
+set_tests_properties(graph_export_check_agree PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION
+                     "export_check_agree_test: ok" FAIL_REGULAR_EXPRESSION "export_check_agree_test: FAIL")
+
+# MPI starts under a file size limit below PMIx's 4 MiB store files (issue 37,
+# item 10): it failed with 16-19 lines of PMIx errors.
+add_test(NAME mpi_under_file_size_limit COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_file_limit_test.sh $<TARGET_FILE:superopt>)
+set_tests_properties(mpi_under_file_size_limit PROPERTIES TIMEOUT 60 LABELS mpi PASS_REGULAR_EXPRESSION
+                     "mpi_file_limit_test: ok" FAIL_REGULAR_EXPRESSION "mpi_file_limit_test: FAIL")
+
+# Every CTest name short, none a join of a whole executable's (issue 37, item 12).
+add_test(NAME test_names_short COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test_names_test.sh ${PROJECT_BINARY_DIR}
+                                       ${CMAKE_CTEST_COMMAND})
+set_tests_properties(test_names_short PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION "test_names_test: ok"
+                     FAIL_REGULAR_EXPRESSION "test_names_test: FAIL")
+
+# Issue 37, item 10: a 2^40-row HDF5 dataset is refused naming the file, the
+# dataset and the size (it was a bare "out of memory"); a read-only database is
+# refused before verify's or derive's work (it failed after 13.6 s).
+add_test(NAME hdf5_huge_dataset
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/hdf5_huge_dataset_test.sh $<TARGET_FILE:superopt> ${flag_rules})
+set_tests_properties(hdf5_huge_dataset PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION "hdf5_huge_dataset_test: ok"
+                     FAIL_REGULAR_EXPRESSION "hdf5_huge_dataset_test: FAIL")
+add_test(NAME readonly_database_refused_early
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/readonly_database_test.sh $<TARGET_FILE:superopt> ${flag_rules})
+set_tests_properties(readonly_database_refused_early PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
+                     "readonly_database_test: ok" FAIL_REGULAR_EXPRESSION "readonly_database_test: FAIL")

@@ -34,8 +34,7 @@ void print_text(const std::string& model, DeviceKind kind, const ExecOptions& op
   if (r.checked)
     std::cout << "check: " << (check_failed ? "FAILED" : "passed") << " (tolerance " << tolerance
               << ")\n  worst operator on its device inputs: " << r.node_error << "  " << r.worst_node
-              << (r.nodes_not_judged ? "\n  operators beyond float's range, not judged: " +
-                                           std::to_string(r.nodes_not_judged)
+              << (r.nodes_not_judged ? "\n  operators beyond float's range, not judged: " + not_judged_text(r)
                                      : "")
               << "\n  worst folded weight: " << r.weight_error << "  " << r.worst_weight
               << "\n  worst output end to end: " << r.output_error << "  " << r.worst_output << "\n";

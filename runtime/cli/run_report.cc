@@ -20,6 +20,14 @@ bool run_check_passed(const RunReport& r, double tolerance) {
   return r.node_error <= tolerance && r.weight_error <= tolerance;
 }
 
+std::string not_judged_text(const RunReport& r) {
+  constexpr size_t kNamed = 8;  // a long list would bury the rest of the report
+  std::string text = std::to_string(r.nodes_not_judged);
+  for (size_t i = 0; i < r.not_judged.size() && i < kNamed; ++i) text += (i ? ", " : " (") + r.not_judged[i];
+  if (r.not_judged.size() > kNamed) text += " and " + std::to_string(r.not_judged.size() - kNamed) + " more";
+  return r.not_judged.empty() ? text : text + ")";
+}
+
 nlohmann::ordered_json run_report_json(const std::string& model, DeviceKind kind, const ExecOptions& options,
                                        const RunReport& r, double tolerance) {
   nlohmann::ordered_json j = {
@@ -34,6 +42,7 @@ nlohmann::ordered_json run_report_json(const std::string& model, DeviceKind kind
                   {"node_error", r.node_error},
                   {"worst_node", r.worst_node},
                   {"nodes_not_judged", r.nodes_not_judged},
+                  {"not_judged", r.not_judged},
                   {"weight_error", r.weight_error},
                   {"worst_weight", r.worst_weight},
                   {"output_error", r.output_error},

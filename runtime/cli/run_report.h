@@ -22,6 +22,10 @@ double run_check_tolerance(DeviceKind kind, bool allow_tf32);
 // Every operator and folded weight within the tolerance (a checked report).
 bool run_check_passed(const RunReport& r, double tolerance);
 
+// "N (label, label, ...)": how many operators the check did not judge (their
+// values beyond float's range on random weights) and the first of them by name.
+std::string not_judged_text(const RunReport& r);
+
 // `run --json`'s object: device, precision, launches, timings, the check and
 // the op sum when they ran, and the spread of the repeats.
 nlohmann::ordered_json run_report_json(const std::string& model, DeviceKind kind, const ExecOptions& options,

@@ -46,8 +46,9 @@ struct RunReport {
   std::string worst_output;
   double node_error = 0;  // worst operator, on the device's own inputs (what the kernels get wrong)
   std::string worst_node;
-  int nodes_not_judged = 0;  // operators whose values exceed float's range (not a kernel error)
-  double weight_error = 0;   // worst folded weight as the device holds it
+  int nodes_not_judged = 0;             // operators whose values exceed float's range (not a kernel error)
+  std::vector<std::string> not_judged;  // their labels, in graph order
+  double weight_error = 0;              // worst folded weight as the device holds it
   std::string worst_weight;
   // op_sum: every operator node's cost measured alone (equal signatures once), summed.
   bool op_summed = false;

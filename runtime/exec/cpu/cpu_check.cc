@@ -50,6 +50,7 @@ void check_nodes(const Graph& g, CpuGraph& graph, const std::vector<bool>& weigh
     // float's range (kFloatLimit); such an operator says nothing about the kernel: counted, not judged.
     if (!within_float_range(inputs) || !within_float_range(want)) {
       ++check.nodes_beyond_float;
+      check.beyond_float.push_back(tensor_label(g, {id, 0}));
       continue;
     }
     for (int port = 0; port < n.num_outputs(); ++port) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runtime/core/tensor.h"
 #include "runtime/exec/cpu/cpu_graph.h"
@@ -15,7 +16,8 @@ struct CpuCheck {
   double node_error = 0;       // worst operator against the reference operator on the backend's inputs
   std::string worst_node;      // "label (signature)"
   int nodes_beyond_float = 0;  // operators whose inputs or reference outputs exceed float's range
-  double weight_error = 0;     // worst folded weight as held
+  std::vector<std::string> beyond_float;  // their labels, in graph order
+  double weight_error = 0;                // worst folded weight as held
   std::string worst_weight;
   double output_error = 0;  // worst graph output, end to end
   std::string worst_output;

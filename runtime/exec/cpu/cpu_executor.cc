@@ -87,6 +87,7 @@ class CpuExecutor : public Executor {
       r.node_error = c.node_error;
       r.worst_node = c.worst_node;
       r.nodes_not_judged = c.nodes_beyond_float;
+      r.not_judged = c.beyond_float;
       r.weight_error = c.weight_error;
       r.worst_weight = c.worst_weight;
       r.output_error = c.output_error;
