@@ -40,8 +40,11 @@ RuleIndex figure1_rules() {
 Graph matmul_chain(int n) {
   Graph g;
   NodeId prev = g.add_input("x", {16, 16});
-  for (int i = 0; i < n; ++i)
-    prev = g.add(OpType::matmul, {{prev}, {g.add_weight("w" + std::to_string(i), {16, 16})}});
+  for (int i = 0; i < n; ++i) {
+    // append, not "w" + to_string: GCC 12 warns a false -Wrestrict on the inlined operator+.
+    NodeId w = g.add_weight(std::string("w").append(std::to_string(i)), {16, 16});
+    prev = g.add(OpType::matmul, {{prev}, {w}});
+  }
   g.add_output({prev});
   return g;
 }
