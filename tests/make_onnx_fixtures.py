@@ -106,9 +106,63 @@ def main():
     entry.key, entry.value = "location", "onnx_huge_weights.bin"
     with open(os.path.join(BAD, "onnx_huge_weights.bin"), "wb") as f:
         f.write(np.zeros(9, np.float32).tobytes())
-    save(relu_model(nodes=[helper.make_node("MatMul", ["x", "w"], ["y"])], inits=[huge]), BAD,
+    save(relu_model(dims=(1, 1000000), nodes=[helper.make_node("MatMul", ["x", "w"], ["y"])], inits=[huge]), BAD,
          "onnx_huge_external_data.onnx")
     save(relu_model(opset=10), BAD, "onnx_opset10.onnx")
+    invalid_models()
+    out_of_range_models()
+
+
+def invalid_models():
+    """What ONNX calls invalid and the import accepted (issue 37, item 6)."""
+    w = np.ones((3, 3), np.float32)
+    save(relu_model(nodes=[helper.make_node("Relu", ["x"], ["y"], name="relu"),
+                           helper.make_node("Sigmoid", ["x"], ["y"], name="sig")]), BAD, "onnx_duplicate_output.onnx")
+    save(relu_model(nodes=[helper.make_node("MatMul", ["x", "w"], ["y"])], inits=[tensor("w", w), tensor("w", -w)]),
+         BAD, "onnx_duplicate_initializer.onnx")
+    twice = relu_model()
+    twice.graph.input.extend([twice.graph.input[0]])
+    save(twice, BAD, "onnx_duplicate_input.onnx")
+    save(relu_model(inits=[tensor("x", np.ones((1, 4), np.float32))]), BAD, "onnx_shadowed_input.onnx")
+    for name, elem, dims in [("shape", TensorProto.FLOAT, [1, 4]), ("type", TensorProto.INT64, [1, 3])]:
+        model = relu_model()
+        model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", elem, dims))
+        save(model, BAD, "onnx_output_%s.onnx" % name)
+    # An intermediate value declared with another shape than its node gives:
+    # strict shape inference.
+    model = relu_model(nodes=[helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Relu", ["a"], ["y"])])
+    model.graph.value_info.extend([helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 4])])
+    save(model, BAD, "onnx_value_info_shape.onnx")
+    # An attribute Relu does not have: onnx::checker.
+    save(relu_model(nodes=[helper.make_node("Relu", ["x"], ["y"], alpha=0.5)]), BAD, "onnx_unknown_attribute.onnx")
+    # An external data location with a NUL after a real file's name: the system
+    # reads the name up to the NUL (the weights file is read), the message must
+    # show all of it on one line.
+    nul = helper.make_tensor("w", TensorProto.FLOAT, [3, 3], w.tobytes(), raw=True)
+    nul.ClearField("raw_data")
+    nul.data_location = TensorProto.EXTERNAL
+    entry = nul.external_data.add()
+    entry.key, entry.value = "location", "onnx_huge_weights.bin\0\x1b[31mred"
+    save(relu_model(nodes=[helper.make_node("MatMul", ["x", "w"], ["y"])], inits=[nul]), BAD,
+         "onnx_external_nul.onnx")
+
+
+def out_of_range_models():
+    """64-bit values read into 32-bit fields (issue 37, item 5): refused, not cut."""
+    kernel = tensor("k", np.ones((4, 1, 3, 3), np.float32))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 8, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    cases = [("conv_pads_2p40", "Conv", dict(pads=[2 ** 40] * 4)),
+             ("conv_pads_2p32", "Conv", dict(pads=[2 ** 32 + 1] * 4)),
+             ("conv_strides_2p32", "Conv", dict(strides=[2 ** 32 + 1] * 2)),
+             ("conv_dilations_2p32", "Conv", dict(dilations=[2 ** 32 + 1] * 2)),
+             ("pool_kernel_2p32", "MaxPool", dict(kernel_shape=[2 ** 32 + 2] * 2))]
+    for name, op, attrs in cases:
+        inputs = ["x", "k"] if op == "Conv" else ["x"]
+        graph = helper.make_graph([helper.make_node(op, inputs, ["y"], **attrs)], name, [x], [y],
+                                  [kernel] if op == "Conv" else [])
+        save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), BAD, "onnx_%s.onnx" % name)
+    save(relu_model(dims=(1, 2 ** 32 + 4)), BAD, "onnx_input_dim_2p32.onnx")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 # ONNX external data stays inside the model's folder (issue 37, item 1): a
 # location that is a link out of the folder (to /etc/passwd, or to /etc with
 # the file below it) is refused with one line, exit 2, and nothing written;
-# a FIFO as the location is refused at once instead of hanging; a link that
-# stays inside the folder and a plain weights file still read.
+# a FIFO as the location is refused at once instead of hanging, and so is a
+# FIFO or /dev/zero as the model itself; a link that stays inside the folder
+# and a plain weights file still read.
 #   onnx_external_link_test.sh SUPEROPT WORKDIR
 set -u
 bin=$1
@@ -52,6 +53,12 @@ refused passwd "external data location 'link_passwd' leaves the model's folder \
 refused etcdir "external data location 'etcdir/passwd' leaves the model's folder \(it resolves to /etc/passwd\)$"
 refused fifo "external data location 'weights.fifo' is not a regular file$"
 
+# The model itself (item 7): a FIFO or /dev/zero as the .onnx path is one line, exit 2, at once.
+mkfifo model.fifo.onnx
+ln -s /dev/zero zero.onnx
+refused model.fifo "cannot open model\.fifo\.onnx: not a regular file \(a FIFO\)$"
+refused zero "cannot open zero\.onnx: not a regular file \(a character device\)$"
+
 # A link inside the folder and a plain file read the same weights.
 for name in inside plain; do
   "$bin" graph export "$name.onnx" --out "../$name.json" 2>err.txt || fail "$name: refused: $(cat err.txt)"
@@ -61,4 +68,33 @@ done
 sed 's/"name": "[a-z]*"/"name": ""/' ../inside.json >a.txt
 sed 's/"name": "[a-z]*"/"name": ""/' ../plain.json >b.txt
 cmp -s a.txt b.txt || fail "a link inside the folder does not read as the file it names"
+# Every tensor external, a Constant node's value and Reshape's shape included
+# (onnx.save_model with size_threshold=0, convert_attribute=True): imports from
+# another folder (the Constant's data was looked for in the working folder) and
+# computes what the model with inline data computes.
+/usr/bin/python3 - <<'PY' || fail "cannot write the all-external fixture"
+import os
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+nodes = [helper.make_node("Constant", [], ["c"], value=numpy_helper.from_array(np.full((3, 2), 0.5, np.float32))),
+         helper.make_node("Reshape", ["x", "shape"], ["r"]), helper.make_node("MatMul", ["r", "c"], ["y"])]
+inits = [numpy_helper.from_array(np.array([2, 3], np.int64), "shape")]
+graph = helper.make_graph(nodes, "all_external", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])], inits)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+onnx.save_model(model, "inline.onnx")
+os.makedirs("all_external", exist_ok=True)
+onnx.save_model(model, "all_external/model.onnx", save_as_external_data=True, all_tensors_to_one_file=True,
+                location="data.bin", size_threshold=0, convert_attribute=True)
+m = onnx.load("all_external/model.onnx", load_external_data=False)
+assert m.graph.initializer[0].data_location == TensorProto.EXTERNAL
+assert m.graph.node[0].attribute[0].t.data_location == TensorProto.EXTERNAL
+PY
+"$bin" graph run all_external/model.onnx --seed 3 >external_run.txt 2>err.txt || fail "all external: refused: $(cat err.txt)"
+"$bin" graph run inline.onnx --seed 3 >inline_run.txt 2>err.txt || fail "inline: refused: $(cat err.txt)"
+grep -q "total checksum" inline_run.txt || fail "no checksum: $(cat inline_run.txt)"
+[ "$(grep 'total checksum' external_run.txt)" = "$(grep 'total checksum' inline_run.txt)" ] ||
+  fail "all external computes another checksum than inline"
+echo "ok: every tensor external reads as inline"
 echo "onnx_external_link_test: ok"

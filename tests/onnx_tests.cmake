@@ -18,6 +18,24 @@ set(onnx_malformed
   onnx_missing_external_data  "external data file '.*onnx_missing_weights\\.bin' cannot be opened"
   onnx_huge_external_data     "external data file '.*onnx_huge_weights\\.bin' is shorter than its tensor \\(4000000000000 bytes at offset 0\\)"
   onnx_opset10                "opset 10 is not supported \\(opsets 11 to 17 are\\)"
+  # What ONNX calls invalid (issue 37, item 6): each was imported with exit 0.
+  onnx_duplicate_output       "two nodes write 'y': 'relu' \\(Relu\\) and 'sig' \\(Sigmoid\\)$"
+  onnx_duplicate_initializer  "two initializers are named 'w'$"
+  onnx_duplicate_input        "input 'x' is listed twice$"
+  onnx_shadowed_input         "input 'x' is declared 1x3 but the initializer of that name is 1x4$"
+  onnx_output_shape           "output 'y' is declared 1x4, but computes 1x3$"
+  onnx_output_type            "output 'y' is declared INT64, but ours is real"
+  onnx_value_info_shape       "not a valid ONNX model \\(shape inference: .*Inferred shape and existing shape differ in dimension 1: \\(3\\) vs \\(4\\)\\)$"
+  onnx_unknown_attribute      "not a valid ONNX model \\(onnx::checker: Unrecognized attribute: alpha for operator Relu\\)$"
+  # Item 10: the location's NUL and what follows it are shown (the file before it was read).
+  onnx_external_nul           "external data location 'onnx_huge_weights\\.bin\\\\x00\\\\x1b.31mred' holds a NUL byte$"
+  # Item 5: 64-bit values for 32-bit fields, refused with the value and the attribute (they were cut).
+  onnx_conv_pads_2p40         "node 'y' \\(Conv, opset 13\\): attribute 'pads' value 1099511627776 is out of range"
+  onnx_conv_pads_2p32         "attribute 'pads' value 4294967297 is out of range"
+  onnx_conv_strides_2p32      "attribute 'strides' value 4294967297 is out of range"
+  onnx_conv_dilations_2p32    "attribute 'dilations' value 4294967297 is out of range"
+  onnx_pool_kernel_2p32       "node 'y' \\(MaxPool, opset 13\\): attribute 'kernel_shape' value 4294967298 is out of range"
+  onnx_input_dim_2p32         "dimension 4294967300 is out of range"
 )
 set(onnx_out ${CMAKE_CURRENT_BINARY_DIR}/onnx)
 file(MAKE_DIRECTORY ${onnx_out})

@@ -147,6 +147,8 @@ struct FileDescriptor {
 // alone and would read a file the model's author does not own.
 std::string external_path(const std::string& model_dir, const std::string& location) {
   namespace fs = std::filesystem;
+  if (location.find('\0') != std::string::npos)  // the system would read the name only up to it
+    throw Error("external data location '" + location + "' holds a NUL byte");
   if (location.find("..") != std::string::npos || location[0] == '/')
     throw Error("external data location '" + location + "' leaves the model's folder");
   const fs::path given = fs::path(model_dir.empty() ? "." : model_dir) / location;
@@ -191,15 +193,25 @@ std::string read_at(int fd, const std::string& path, int64_t offset, int64_t wan
   return bytes;
 }
 
-std::string external_bytes(const TensorProto& t, const std::string& model_dir, int64_t want) {
+// A tensor's external_data entries.
+struct ExternalEntry {
   std::string location;
   int64_t offset = 0, length = -1;
+};
+
+ExternalEntry external_entry(const TensorProto& t) {
+  ExternalEntry e;
   for (const auto& entry : t.external_data()) {
-    if (entry.key() == "location") location = entry.value();
-    if (entry.key() == "offset") offset = std::stoll(entry.value());
-    if (entry.key() == "length") length = std::stoll(entry.value());
+    if (entry.key() == "location") e.location = entry.value();
+    if (entry.key() == "offset") e.offset = std::stoll(entry.value());
+    if (entry.key() == "length") e.length = std::stoll(entry.value());
   }
-  if (location.empty()) throw Error("external data without a location");
+  if (e.location.empty()) throw Error("external data without a location");
+  return e;
+}
+
+std::string external_bytes(const TensorProto& t, const std::string& model_dir, int64_t want) {
+  const auto [location, offset, length] = external_entry(t);
   const std::string path = external_path(model_dir, location);
   int64_t file_bytes = 0;
   FileDescriptor file(open_regular(location, path, file_bytes));
@@ -278,6 +290,25 @@ Constant read_tensor(TensorProto& t, const std::string& model_dir) {
     throw Error(what + e.what());
   } catch (const std::exception& e) {  // std::stoll on a malformed offset or length
     throw Error(what + "malformed external data entry (" + e.what() + ")");
+  }
+}
+
+void load_external_data(TensorProto& t, const std::string& model_dir) {
+  if (t.data_location() != TensorProto::EXTERNAL) return;
+  try {
+    const int type = t.data_type();
+    if (element_size(type) == 0)
+      throw Error("data type " + std::string(TensorProto::DataType_Name(TensorProto::DataType(type))) +
+                  " is not supported (float, double and integers are)");
+    const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+    std::string bytes = external_bytes(t, model_dir, element_count(dims) * element_size(type));
+    t.set_raw_data(std::move(bytes));
+    t.clear_external_data();
+    t.set_data_location(TensorProto::DEFAULT);
+  } catch (const Error& e) {
+    throw Error("tensor '" + t.name() + "': " + e.what());
+  } catch (const std::exception& e) {  // std::stoll on a malformed offset or length
+    throw Error("tensor '" + t.name() + "': malformed external data entry (" + e.what() + ")");
   }
 }
 

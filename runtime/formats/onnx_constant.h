@@ -40,6 +40,12 @@ Shape shape_of(const std::vector<int64_t>& dims);
 // the type is not float, double or an integer type.
 Constant read_tensor(onnx::TensorProto& t, const std::string& model_dir);
 
+// Where `t` keeps its data in an external file, reads it into `raw_data`
+// (as onnx.load does) so that the checker and shape inference see every value;
+// refuses a location outside `model_dir` (links resolved), one that is not a
+// regular file or one shorter than the tensor, naming the tensor.
+void load_external_data(onnx::TensorProto& t, const std::string& model_dir);
+
 // The integers of a constant (shapes, axes, indices); throws Error when it is real.
 std::vector<int64_t> as_ints(const Constant& c, const std::string& what);
 

@@ -1,6 +1,8 @@
 // The import state: binding ONNX names, turning constants into weights, attributes.
 #include "runtime/formats/onnx_importer.h"
 
+#include <limits>
+
 #include "runtime/core/error.h"
 
 namespace superopt::onnx_import {
@@ -149,6 +151,14 @@ std::optional<std::vector<int64_t>> ints_from(const Importer& im, const onnx::No
     return as_ints(*c, "input " + std::to_string(i));
   }
   return attr_ints(n, attr);
+}
+
+const std::vector<int64_t>& checked_int32(const std::vector<int64_t>& values, const std::string& name) {
+  for (int64_t v : values)
+    if (v > std::numeric_limits<int32_t>::max() || v < std::numeric_limits<int32_t>::min())
+      throw Error("attribute '" + name + "' value " + std::to_string(v) +
+                  " is out of range (a 32-bit integer)");
+  return values;
 }
 
 int normalize_axis(int64_t axis, int rank) {

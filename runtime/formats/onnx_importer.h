@@ -90,6 +90,10 @@ struct SliceArgs {
 };
 SliceArgs slice_args(const Importer& im, const onnx::NodeProto& n);
 
+// ONNX's integer attributes are 64-bit, ours 32-bit: VALUES of attribute NAME
+// are returned when each fits int32, else Error naming the value and the attribute.
+const std::vector<int64_t>& checked_int32(const std::vector<int64_t>& values, const std::string& name);
+
 // An axis as ONNX gives it (negative counts from the back), checked against the rank.
 int normalize_axis(int64_t axis, int rank);
 

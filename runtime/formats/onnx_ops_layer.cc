@@ -14,6 +14,10 @@ namespace {
 
 using onnx::NodeProto;
 
+// The most values a dilated kernel may have before its dead taps are trimmed
+// (as many as any constant: onnx_constant.cc), so that its size cannot overflow.
+constexpr int64_t kMaxDilatedValues = int64_t{1} << 40;
+
 // One spatial dimension of a convolution or pooling window, as ONNX states it.
 struct Axis {
   int64_t in = 0, kernel = 1, stride = 1, pad_begin = 0, pad_end = 0, out = 0;
@@ -25,9 +29,13 @@ struct Axis {
 std::array<Axis, 2> read_window(const NodeProto& n, const std::vector<int64_t>& x,
                                 std::array<int64_t, 2> kernel, bool ceil_mode, bool dilated_kernel = false) {
   if (x.size() != 4) throw Error("only 2-D (NCHW) inputs are supported");
-  std::vector<int64_t> strides = attr_ints(n, "strides").value_or(std::vector<int64_t>{1, 1});
-  std::vector<int64_t> pads = attr_ints(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
-  std::vector<int64_t> dilations = attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1});
+  // Each checked against the int32 fields it goes into (2^32 + 1 was read as 1).
+  const std::vector<int64_t> strides =
+      checked_int32(attr_ints(n, "strides").value_or(std::vector<int64_t>{1, 1}), "strides");
+  const std::vector<int64_t> pads =
+      checked_int32(attr_ints(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0}), "pads");
+  const std::vector<int64_t> dilations =
+      checked_int32(attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1}), "dilations");
   if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2)
     throw Error("strides, pads or dilations do not match 2 spatial dimensions");
   if (!dilated_kernel && (dilations[0] != 1 || dilations[1] != 1))
@@ -160,13 +168,22 @@ void map_conv(Importer& im, const NodeProto& n) {
   if (group < 1 || x[1] != w[1] * group)
     throw Error("group " + std::to_string(group) + " does not match input channels " + std::to_string(x[1]) +
                 " and kernel " + std::to_string(w[1]) + " per group");
-  std::vector<int64_t> dilations = attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1});
+  if (auto k = attr_ints(n, "kernel_shape");
+      k && checked_int32(*k, "kernel_shape") != std::vector<int64_t>(w.begin() + 2, w.end()))
+    throw Error("kernel_shape does not match the kernel's " + shape_of(w).str());
+  const std::vector<int64_t> dilations =
+      checked_int32(attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1}), "dilations");
   const bool dilated = dilations.size() == 2 && (dilations[0] != 1 || dilations[1] != 1);
   std::optional<DilatedKernel> dk;
   if (dilated) {
     const Constant* c = im.constant_input(n, 1);
     if (!c || !c->is_real) throw Error("dilations other than 1 need a constant kernel");
     if (dilations[0] < 1 || dilations[1] < 1) throw Error("dilations must be positive");
+    // The kernel with zeros between its taps is built whole before trimming: bound it.
+    const int64_t planes = w[0] * w[1], h = dilations[0] * (w[2] - 1) + 1, wd = dilations[1] * (w[3] - 1) + 1;
+    if (wd > kMaxDilatedValues || h > kMaxDilatedValues / wd || planes > kMaxDilatedValues / (h * wd))
+      throw Error("dilations " + std::to_string(dilations[0]) + "x" + std::to_string(dilations[1]) +
+                  " make a kernel of " + std::to_string(h) + "x" + std::to_string(wd) + " taps, too large");
     dk = dilate(*c, dilations[0], dilations[1]);
     w = dk->kernel.dims;
   }
@@ -199,7 +216,8 @@ void map_conv(Importer& im, const NodeProto& n) {
 }
 
 std::array<int64_t, 2> kernel_attr(const NodeProto& n) {
-  std::vector<int64_t> k = attr_ints(n, "kernel_shape").value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> k =
+      checked_int32(attr_ints(n, "kernel_shape").value_or(std::vector<int64_t>{}), "kernel_shape");
   if (k.size() != 2) throw Error("kernel_shape must give 2 spatial sizes");
   return {k[0], k[1]};
 }

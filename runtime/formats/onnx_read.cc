@@ -9,21 +9,25 @@
 
 #include <charconv>
 #include <filesystem>
-#include <queue>
 #include <unordered_map>
 
 #include "runtime/core/error.h"
+#include "runtime/core/regular_file.h"
 #include "runtime/formats/json_text.h"
 #include "runtime/formats/onnx_importer.h"
+#include "runtime/formats/onnx_validate.h"
 
 namespace superopt {
 namespace {
 
 using namespace onnx_import;
 
+// Protobuf's own limit for one message.
+constexpr uint64_t kMaxOnnxModelBytes = (uint64_t(1) << 31) - 1;
+
 onnx::ModelProto parse_model(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
+  // A regular file only, of at most 2 GiB: a FIFO or /dev/zero is refused at once.
+  const int fd = open_regular_file(path, kMaxOnnxModelBytes, "an ONNX model");
   onnx::ModelProto model;
   bool ok;
   {
@@ -85,46 +89,6 @@ Shape input_shape(const onnx::ValueInfoProto& in, const OnnxImportOptions& optio
   return s;
 }
 
-// Kahn's algorithm over value names, keeping file order among ready nodes.
-std::vector<int> node_order(const onnx::GraphProto& g, const Importer& im) {
-  const int n = g.node_size();
-  std::unordered_map<std::string, int> producer;
-  for (int i = 0; i < n; ++i)
-    for (const std::string& out : g.node(i).output())
-      if (!out.empty()) producer[out] = i;
-  std::vector<int> waiting(n, 0);
-  std::vector<std::vector<int>> readers(n);
-  for (int i = 0; i < n; ++i)
-    for (const std::string& in : g.node(i).input()) {
-      if (in.empty()) continue;
-      auto p = producer.find(in);
-      if (p != producer.end()) {
-        ++waiting[i];
-        readers[p->second].push_back(i);
-      } else if (!im.find(in)) {
-        throw Error("node " + node_label(g.node(i)) + " (" + g.node(i).op_type() + ") reads '" + in +
-                    "', which no node, input or initializer gives");
-      }
-    }
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (int i = 0; i < n; ++i)
-    if (!waiting[i]) ready.push(i);
-  std::vector<int> order;
-  while (!ready.empty()) {
-    int i = ready.top();
-    ready.pop();
-    order.push_back(i);
-    for (int r : readers[i])
-      if (--waiting[r] == 0) ready.push(r);
-  }
-  if (static_cast<int>(order.size()) != n)
-    for (int i = 0; i < n; ++i)
-      if (waiting[i])
-        throw Error("the graph has a cycle through node " + node_label(g.node(i)) + " (" +
-                    g.node(i).op_type() + ")");
-  return order;
-}
-
 const MapperTable& folders() {
   static const MapperTable t = [] {
     MapperTable m;
@@ -177,8 +141,19 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
   onnx::GraphProto& g = *model.mutable_graph();
   out.name = g.name();
   out.onnx_nodes = g.node_size();
-  Importer im(out.graph, out.opset);
   if (g.sparse_initializer_size()) throw Error("sparse initializers are not supported");
+  // What ONNX calls invalid is refused before anything is read or built.
+  check_unique_names(g);
+  for (onnx::TensorProto& t : *g.mutable_initializer()) load_external_data(t, dir);
+  for (onnx::NodeProto& n : *g.mutable_node())  // Constant's and ConstantOfShape's values
+    for (onnx::AttributeProto& a : *n.mutable_attribute()) {
+      if (a.has_t()) load_external_data(*a.mutable_t(), dir);
+      for (onnx::TensorProto& t : *a.mutable_tensors()) load_external_data(t, dir);
+    }
+  sort_nodes(g);
+  check_with_onnx(model, dir);
+  const std::vector<onnx::ValueInfoProto> declared(g.output().begin(), g.output().end());
+  Importer im(out.graph, out.opset);
   for (onnx::TensorProto& t : *g.mutable_initializer()) {
     im.bind(t.name(), {std::nullopt, std::make_shared<const Constant>(read_tensor(t, dir))});
   }
@@ -192,13 +167,14 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
     im.reserve_name(in.name());
     im.bind(in.name(), {TensorRef{out.graph.add_input(in.name(), input_shape(in, options)), 0}, nullptr});
   }
-  for (int i : node_order(g, im)) import_node(im, g.node(i));
+  for (const onnx::NodeProto& n : g.node()) import_node(im, n);
   for (const onnx::ValueInfoProto& o : g.output()) {
     const Value* v = im.find(o.name());
     if (!v) throw Error("output '" + o.name() + "' is not produced by any node");
     out.graph.add_output(v->tensor ? *v->tensor : im.weight(v->constant, o.name()));
     out.output_names.push_back(o.name());
   }
+  check_declared_outputs(declared, out.graph);
   fuse_activations(out.graph);
   out.graph.remove_unused();
   return out;
