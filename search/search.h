@@ -80,7 +80,7 @@ struct EqsatStats {
   std::string ilp_status;  // optimal, time limit, no solution: greedy kept
   double extraction_seconds = 0;
   double ilp_gap = 0;  // (objective - best bound) / objective
-  double ilp_objective_ms = 0, ilp_bound_ms = 0, greedy_objective_ms = 0;
+  double ilp_objective_ms = 0, ilp_bound_ms = 0, greedy_objective_ms = 0, dag_objective_ms = 0;
   int ilp_variables = 0, ilp_constraints = 0;
   // The rule directions that added an extracted e-node. When the check failed
   // on eqsat's graph (fell_back), the result is backtracking's and these were involved.

@@ -1,7 +1,8 @@
 // The e-graph library (runtime/egraph/): hash-consing, merge and rebuild
 // (congruence), rules applied through the graph matcher (a size family keeps a
 // rule out where it is false; multi-output rules only in their iterations),
-// and extraction: greedy and the ILP, which refuses a cheaper cyclic choice.
+// and extraction: greedy, greedy on DAG costs (sharing counted once) and the
+// ILP, which refuses a cheaper cyclic choice.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -9,6 +10,7 @@
 #include "runtime/core/arith.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/db/rule_database.h"
+#include "runtime/egraph/dag_extract.h"
 #include "runtime/egraph/extract.h"
 #include "runtime/egraph/ilp_extract.h"
 #include "runtime/egraph/runner.h"
@@ -209,4 +211,40 @@ TEST_CASE("eqsat applies a size-family rule of taso-3.h5 only inside its family"
       CHECK(report.applications == 0);
     }
   }
+}
+
+TEST_CASE("greedy on DAG costs counts a shared subgraph once, where tree costs count it twice", "[egraph]") {
+  // R = {ewadd(transpose(S), sigmoid(S)), tanh(x)} with S = relu(x) costing 10:
+  // as a tree ewadd costs 1 + 11 + 11 = 23 and tanh's 15 wins; as a DAG
+  // ewadd costs 1 + 1 + 1 + 10 = 13, cheaper than tanh.
+  Graph seed_graph;
+  seed_graph.add_input("x", {4, 4});
+  EGraph eg;
+  const ClassId x = *eg.add(leaf(OpType::input, 0, {4, 4}));
+  const ClassId s = *eg.add(unary(OpType::relu, x));
+  const ClassId a = *eg.add(unary(OpType::transpose, s));
+  const ClassId b = *eg.add(unary(OpType::sigmoid, s));
+  ENode add;
+  add.op = OpType::ewadd;
+  add.children = {a, b};
+  const ClassId root = *eg.add(add);
+  const ClassId alt = *eg.add(unary(OpType::tanh, x));
+  REQUIRE(eg.merge(root, alt));
+  eg.rebuild();
+  std::vector<double> cost(eg.num_nodes(), 1.0);
+  cost[0] = 0;                            // x
+  cost[1] = 10;                           // relu
+  cost[size_t(eg.num_nodes()) - 1] = 15;  // tanh
+  const std::vector<ClassId> roots{root};
+  const Extraction greedy = greedy_extract(eg, cost, roots);
+  CHECK(greedy.cost_ms == Approx(15));
+  const Extraction dag = dag_greedy_extract(eg, cost, roots);
+  CHECK(dag.cost_ms == Approx(13));
+  std::optional<Graph> out = build_graph(eg, seed_graph, roots, dag.choice);
+  REQUIRE(out);
+  CHECK(count_op(*out, OpType::relu) == 1);
+  CHECK(count_op(*out, OpType::ewadd) == 1);
+  // A bound on the sets' work stops early, leaving the output unchosen.
+  const Extraction cut = dag_greedy_extract(eg, cost, roots, 1);
+  CHECK_FALSE(build_graph(eg, seed_graph, roots, cut.choice).has_value());
 }

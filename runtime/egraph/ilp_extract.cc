@@ -46,6 +46,68 @@ std::vector<char> chosen_classes(const EGraph& eg, const std::vector<ClassId>& r
   return used;
 }
 
+// The strongly connected components of the class graph (an edge from a class
+// to each child class of each of its e-nodes), by Tarjan's algorithm without
+// recursion: comp[c] is c's component, size[comp] its size. Only e-nodes
+// whose class and child share a component can close a cycle, so only those
+// need order constraints, and each component its own big M.
+struct Components {
+  std::vector<int> comp, size;
+};
+
+Components class_components(const EGraph& eg, const std::vector<ClassId>& classes) {
+  const size_t n = size_t(eg.num_nodes()) + 1;
+  std::vector<int> index(n, -1), low(n, 0);
+  std::vector<char> on_stack(n, 0);
+  Components out;
+  out.comp.assign(n, -1);
+  std::vector<ClassId> scc_stack;
+  int next = 0;
+  auto children_of = [&](ClassId c) {
+    std::vector<ClassId> ch;
+    for (NodeIndex k : eg.eclass(c).nodes)
+      for (ClassId h : eg.node(k).children) ch.push_back(eg.find(h));
+    return ch;
+  };
+  struct Frame {
+    ClassId c;
+    std::vector<ClassId> children;
+    size_t next_child = 0;
+  };
+  for (ClassId root : classes) {
+    if (index[root] >= 0) continue;
+    std::vector<Frame> frames{{root, children_of(root)}};
+    index[root] = low[root] = next++;
+    scc_stack.push_back(root), on_stack[root] = 1;
+    while (!frames.empty()) {
+      Frame& f = frames.back();
+      if (f.next_child < f.children.size()) {
+        const ClassId h = f.children[f.next_child++];
+        if (index[h] < 0) {
+          index[h] = low[h] = next++;
+          scc_stack.push_back(h), on_stack[h] = 1;
+          frames.push_back({h, children_of(h)});
+        } else if (on_stack[h]) {
+          low[f.c] = std::min(low[f.c], index[h]);
+        }
+        continue;
+      }
+      const ClassId c = f.c;
+      frames.pop_back();
+      if (!frames.empty()) low[frames.back().c] = std::min(low[frames.back().c], low[c]);
+      if (low[c] != index[c]) continue;
+      const int id = int(out.size.size());
+      out.size.push_back(0);
+      for (ClassId k = -1; k != c;) {
+        k = scc_stack.back();
+        scc_stack.pop_back(), on_stack[k] = 0;
+        out.comp[k] = id, ++out.size[id];
+      }
+    }
+  }
+  return out;
+}
+
 struct ModelDeleter {
   void operator()(Cbc_Model* m) const { Cbc_deleteModel(m); }
 };
@@ -66,7 +128,7 @@ IlpResult ilp_extract(const EGraph& eg, const std::vector<double>& cost_ms, cons
     result.objective_ms = result.bound_ms = warm_start.cost_ms;
     return result;
   }
-  const double big_m = double(classes.size()) + 1;
+  const Components components = class_components(eg, classes);
   std::vector<int> node_col(size_t(eg.num_nodes()), -1), class_col(size_t(eg.num_nodes()) + 1, -1);
   std::unique_ptr<Cbc_Model, ModelDeleter> model(Cbc_newModel());
   Cbc_Model* m = model.get();
@@ -82,7 +144,9 @@ IlpResult ilp_extract(const EGraph& eg, const std::vector<double>& cost_ms, cons
     }
   }
   for (ClassId c : classes) {
-    Cbc_addCol(m, "", 0, big_m - 1, 0, 0, 0, nullptr, nullptr);  // the class's place in the order
+    const int scc_size = components.size[components.comp[c]];
+    if (scc_size == 1) continue;                                    // on no cycle: needs no place in an order
+    Cbc_addCol(m, "", 0, scc_size - 1, 0, 0, 0, nullptr, nullptr);  // its place in its component's order
     class_col[c] = cols++;
   }
   int rows = 0;
@@ -105,17 +169,21 @@ IlpResult ilp_extract(const EGraph& eg, const std::vector<double>& cost_ms, cons
         std::vector<double> val{-1.0};
         for (NodeIndex k : eg.eclass(h).nodes) idx.push_back(node_col[k]), val.push_back(1.0);
         Cbc_addRow(m, "", int(idx.size()), idx.data(), val.data(), 'G', 0.0);
-        // Acyclic: t_c - t_h - M x_n >= 1 - M (t_c > t_h where n is chosen).
-        int oidx[3] = {class_col[c], class_col[h], node_col[n]};
-        double oval[3] = {1.0, -1.0, -big_m};
         if (h == c) {
           int one[1] = {node_col[n]};
           double v[1] = {1.0};
           Cbc_addRow(m, "", 1, one, v, 'L', 0.0);  // an e-node reading its own class
-        } else {
+          ++rows;
+        } else if (components.comp[h] == components.comp[c]) {
+          // Acyclic: t_c - t_h - M x_n >= 1 - M (t_c > t_h where n is chosen),
+          // M the component's size (|t_c - t_h| < M).
+          const double big_m = components.size[components.comp[c]];
+          int oidx[3] = {class_col[c], class_col[h], node_col[n]};
+          double oval[3] = {1.0, -1.0, -big_m};
           Cbc_addRow(m, "", 3, oidx, oval, 'G', 1.0 - big_m);
+          ++rows;
         }
-        rows += 2;
+        ++rows;
       }
     }
   }
