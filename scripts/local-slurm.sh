@@ -55,8 +55,8 @@ alive() {  # alive PIDFILE: the daemon that wrote it still runs
 write_conf() {  # write_conf DIR NODE CPUS GPUS
   local dir=$1 node=$2 cpus=$3 gpus=$4 ctld_port slurmd_port gres_types="" node_gres=""
   read -r ctld_port slurmd_port <<<"$(free_ports)"
-  rm -rf "$dir/state" "$dir/spool"  # a fresh cluster: no jobs or node states from an earlier one
-  mkdir -p "$dir/state" "$dir/spool" "$dir/log"
+  rm -rf "$dir/state" "$dir/spool" "$dir/tmp"  # a fresh cluster: no jobs or node states from an earlier one
+  mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/tmp"
   rm -f "$dir/gres.conf"
   if [ "$gpus" != 0 ]; then
     gres_types=GresTypes=gpu node_gres=" Gres=gpu:$gpus"
@@ -86,6 +86,10 @@ ReturnToService=2
 SlurmdParameters=config_overrides
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
+# Job steps' PMIx folders (spmix_appdir_UID_JOB.STEP) go here, not in /tmp: job
+# numbers start at 1 in every cluster, so two clusters at once (two test runs)
+# shared them and one's cleanup removed the other's.
+TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log

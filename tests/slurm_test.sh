@@ -48,6 +48,16 @@ fail() {
 # A command that fails outside fail() (set -e) names itself: such a run used
 # to end with no line at all, and ctest showed an empty output.
 trap 'echo "slurm_test: FAIL: line $LINENO: $BASH_COMMAND (exit $?)"; cluster_report' ERR
+# A run that CTest killed at its time limit (SIGKILL: no EXIT trap) left its
+# daemons running; stop those of runs whose test process is gone.
+echo $$ >test.pid
+for old in "$parent"/run.*; do
+  [ "$old" != "$work" ] && [ -s "$old/test.pid" ] || continue
+  ! kill -0 "$(cat "$old/test.pid")" 2>/dev/null || continue  # that run goes on
+  [ -s "$old/cluster/slurmctld.pid" ] && kill -0 "$(cat "$old/cluster/slurmctld.pid")" 2>/dev/null || continue
+  echo "slurm_test: stopping the cluster a killed run left in $old"
+  SUPEROPT_SLURM_DIR=$old/cluster bash "$src/scripts/local-slurm.sh" stop >/dev/null 2>&1 || true
+done
 passed=0
 trap 'bash "$src/scripts/local-slurm.sh" stop >/dev/null 2>&1 || true; [ $passed = 0 ] || rm -rf "$work"' EXIT
 cluster=$(bash "$src/scripts/local-slurm.sh" start) || fail "scripts/local-slurm.sh start failed"
