@@ -87,7 +87,8 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "split-threshold", cli::non_negative(&o.split_threshold, "--split-threshold"),
       "largest part in operators; 0: no split (default 30)")(
       "out", po::value(&a.out), "write the optimized graph here (ONNX if it ends in .onnx, else JSON)")(
-      "json", po::bool_switch(&a.json), "print one JSON object")(
+      "json", po::bool_switch(&a.json),
+      "print one JSON object (what its fields and the text mean: README.md, \"Reading optimize's output\")")(
       "allow-unverified", po::bool_switch(&o.allow_unverified), "also use candidate (unverified) rules")(
       "minimal-rules", po::bool_switch(&o.minimal_rules),
       "use only the minimal set: verified rules, not those derived from them")(

@@ -220,3 +220,9 @@ add_test(NAME readonly_database_refused_early
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/readonly_database_test.sh $<TARGET_FILE:superopt> ${flag_rules})
 set_tests_properties(readonly_database_refused_early PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION
                      "readonly_database_test: ok" FAIL_REGULAR_EXPRESSION "readonly_database_test: FAIL")
+
+# optimize --help names every --cost form, cpu among them, and where its output
+# is explained (issue 37, item 12: it said "analytic:DEVICE, table:FILE or gpu").
+superopt_cli_test(optimize_help_cost_forms 0 "" STDOUT
+                  "--cost .*analytic:DEVICE.*table:FILE.*cpu \\(measured.*cpu:THREADS.*gpu.*--json.*Reading"
+                  COMMAND ${superopt_bin} optimize --help)
