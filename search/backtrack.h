@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -18,10 +19,17 @@ namespace superopt::search {
 
 using Clock = std::chrono::steady_clock;
 
+// SearchOptions::stop_requested: set from another thread to stop a search as
+// its deadline does; null: never.
+inline bool stop_requested(const std::atomic<bool>* stop) {
+  return stop != nullptr && stop->load(std::memory_order_relaxed);
+}
+
 struct SearchLimits {
   double alpha = 1.05;
   int64_t budget = 1000;
   Clock::time_point deadline = Clock::time_point::max();
+  const std::atomic<bool>* stop = nullptr;  // stop_requested(): as the deadline
   int max_queue = 256;
   // The graph copies one search may hold (graph_bytes.h): at this many bytes it
   // stops exploring, as at the deadline, and keeps the best graph found.

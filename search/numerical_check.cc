@@ -120,7 +120,7 @@ std::optional<std::vector<Tensor<double>>> evaluate_until(const Graph& g, uint64
   RealArith<double> ar;
   try {
     return evaluate(g, ar, random_sources(ar, seed), [&](int64_t done) {
-      if (std::chrono::steady_clock::now() >= deadline) throw PastDeadline{done};
+      if (deadline.passed()) throw PastDeadline{done};
     });
   } catch (const PastDeadline& stop) {
     check.cut_short = true;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "runtime/core/error.h"
@@ -24,6 +25,13 @@
 #include "search/step_check.h"
 
 namespace superopt {
+
+// compile_usable_rules's result: the index and how many rules (not directions) it took.
+struct UsableRules {
+  RuleIndex index;
+  int rules = 0;
+};
+
 namespace {
 
 double seconds_since(search::Clock::time_point start) {
@@ -91,6 +99,7 @@ search::SearchLimits search_limits(const SearchOptions& options) {
     limits.max_queue = std::numeric_limits<int>::max();
   }
   limits.deadline = deadline(options);
+  limits.stop = options.stop_requested;
   limits.max_held_bytes = memory_budget_bytes();  // the search's graph copies (graph_bytes.h)
   limits.alternatives = options.alternatives;
   return limits;
@@ -103,6 +112,7 @@ search::SequenceLimits sequence_limits(const SearchOptions& options) {
   limits.eta = options.eta;
   limits.budget = options.budget;
   limits.deadline = deadline(options);
+  limits.stop = options.stop_requested;
   return limits;
 }
 
@@ -242,8 +252,8 @@ std::optional<search::CheckReference> check_reference(const Graph& g, const Sear
                                                       PhaseSeconds& phase_seconds) {
   if (!options.check) return std::nullopt;
   const auto start = search::Clock::now();
-  search::CheckReference ref =
-      search::check_reference(g, options.seed, options.check_flops_limit, deadline(options));
+  search::CheckReference ref = search::check_reference(g, options.seed, options.check_flops_limit,
+                                                       {deadline(options), options.stop_requested});
   phase_seconds.check += seconds_since(start);
   return ref;
 }
@@ -279,6 +289,13 @@ const char* search_kind_name(SearchKind kind) {
   return "?";
 }
 
+std::shared_ptr<const UsableRules> compile_usable_rules(const std::vector<Rule>& rules,
+                                                        const SearchOptions& options) {
+  auto compiled = std::make_shared<UsableRules>();
+  compiled->index = usable_rule_index(rules, options, {}, compiled->rules);
+  return compiled;
+}
+
 OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
                         const SearchOptions& given) {
   SearchOptions options = given;  // eqsat's failure falls back to backtracking
@@ -289,7 +306,12 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   for (result.rounds = 1;; ++result.rounds) {
     int usable_rules = 0;
     auto preprocess_start = search::Clock::now();
-    RuleIndex index = usable_rule_index(rules, options, dropped, usable_rules);
+    std::optional<RuleIndex> own_index;  // compiled here unless given (and nothing dropped)
+    if (!options.compiled_rules || !dropped.empty())
+      own_index = usable_rule_index(rules, options, dropped, usable_rules);
+    else
+      usable_rules = options.compiled_rules->rules;
+    const RuleIndex& index = own_index ? *own_index : options.compiled_rules->index;
     result.phase_seconds.preprocess += seconds_since(preprocess_start);
     if (result.rounds == 1 && usable_rules == 0)
       throw Error(options.allow_unverified ? "the rule database has no verified or candidate rule"
@@ -300,6 +322,12 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
     if (reference && nothing_can_pass(g, *reference, cost, result)) break;
     std::vector<search::Trace> traces =
         search_once(g, index, cost, search_options(options, reference ? &*reference : nullptr), result);
+    if (search::stop_requested(options.stop_requested)) {  // stopped from outside: nothing more is checked
+      result.check.cut_short = true;
+      result.check.note = "stopped on request";
+      keep_input_unchecked(g, result);
+      break;
+    }
     if (!options.check) break;
     if (result.rule_sequence.empty() && result.folded_operators == 0) {
       // The graph as it came (the search found nothing, or had no time left):
@@ -311,7 +339,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
     }
     auto check_start = search::Clock::now();
     result.check = search::check_against(*reference, g, result.graph, options.seed, options.check_flops_limit,
-                                         deadline(options));
+                                         {deadline(options), options.stop_requested});
     result.phase_seconds.check += seconds_since(check_start);
     if (result.check.passed) break;
     if (result.check.cut_short || result.check.inconclusive) {

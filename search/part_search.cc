@@ -39,7 +39,7 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
                           int64_t& explored) {
   PartsOutcome out;
   for (size_t i = 0; i < sets.size(); ++i) {
-    if (Clock::now() >= limits.deadline) {  // the rest stay as they are
+    if (Clock::now() >= limits.deadline || stop_requested(limits.stop)) {  // the rest stay as they are
       out.finished = false;
       break;
     }
@@ -233,7 +233,7 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   polish_limits.alpha = 1.0;
   polish_limits.budget = std::max<int64_t>(1, limits.budget - out.search.explored);
   SearchOutcome polish;
-  if (Clock::now() < limits.deadline) {
+  if (Clock::now() < limits.deadline && !stop_requested(limits.stop)) {
     polish = backtracking_search(result, rules, cost, polish_limits);
   } else {  // no time left: the stitched graph as it is
     polish.best_cost_ms = graph_cost_ms(result, cost);

@@ -3,9 +3,11 @@
 // check of every result on the CPU reference. `superopt optimize`.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@ namespace superopt {
 // equality saturation with extraction (Tensat: search/eqsat_search.h).
 enum class SearchKind { backtracking, pruning, dpp, sampling, exhaustive, eqsat };
 const char* search_kind_name(SearchKind kind);
+
+struct UsableRules;  // the usable rules compiled for matching (compile_usable_rules)
 
 struct SearchOptions {
   SearchKind search = SearchKind::backtracking;
@@ -40,6 +44,17 @@ struct SearchOptions {
   // unchecked is returned.
   double time_limit_s = 60;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  // Set from another thread to stop the run early (the Python package on
+  // Ctrl-C): the searches look at it where they look at the deadline, and
+  // optimize() then returns the input graph, the search's work dropped
+  // unchecked. Not seen by eqsat's saturation or by the numerical check,
+  // which stop at their own limits. Null: never stopped.
+  const std::atomic<bool>* stop_requested = nullptr;
+  // The usable rules compiled beforehand by compile_usable_rules with the same
+  // rules and options (allow_unverified, minimal_rules): the first search uses
+  // them instead of compiling its own (a caller that optimizes many graphs
+  // with one database compiles once). Null: optimize() compiles them.
+  std::shared_ptr<const UsableRules> compiled_rules;
   int split_threshold = 30;  // operators per part; 0 = no split
   int max_queue = 256;       // graphs held in the queue; the costliest go first
   // MetaFlow's baseline: no alpha pruning, no budget, no queue bound; only the
@@ -175,6 +190,11 @@ struct OptimizeResult {
 // the rest describes the last.
 OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
                         const SearchOptions& options);
+
+// Both directions of every rule usable under the options (allow_unverified,
+// minimal_rules), compiled and indexed for matching: SearchOptions::compiled_rules.
+std::shared_ptr<const UsableRules> compile_usable_rules(const std::vector<Rule>& rules,
+                                                        const SearchOptions& options);
 
 // `superopt optimize MODEL --rules FILE ...`
 int optimize_command(const std::vector<std::string>& args);

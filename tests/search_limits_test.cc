@@ -1,6 +1,9 @@
 // The limits that stop the optimizer short of its end (issue 17): the search's
 // graph copies against the memory budget, the numerical check against the
-// deadline, and a check that cannot tell (the input overflows) blaming nothing.
+// deadline, a check that cannot tell (the input overflows) blaming nothing, a
+// stop requested from another thread (Ctrl-C in Python), and rules compiled
+// once for many searches.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <vector>
@@ -102,4 +105,44 @@ TEST_CASE("a check whose input overflows is inconclusive and blames nothing") {
   CHECK_FALSE(check.passed);
   CHECK_THAT(check.note, Catch::StartsWith("inconclusive: the input graph's outputs overflow"));
   CHECK_FALSE(search::numerical_check(matmul_chain(20), matmul_chain(20), 1, int64_t(1) << 40).inconclusive);
+}
+
+TEST_CASE("a stop request (Ctrl-C in Python) stops the search and the check as their deadline does") {
+  Graph g = two_convs();
+  std::atomic<bool> stop{true};
+  LaunchCost cost;
+  search::SearchLimits limits;
+  limits.stop = &stop;
+  search::SearchOutcome stopped = search::backtracking_search(g, figure1_rules(), cost, limits);
+  CHECK(stopped.explored == 0);
+  CHECK_FALSE(stopped.finished);
+  NumericalCheck check =
+      search::numerical_check(g, g, 1, int64_t(1) << 40, {search::Deadline::max().at, &stop});
+  CHECK(check.cut_short);
+  CHECK_FALSE(check.ran);
+
+  // optimize(): the input graph comes back, the search's work dropped unchecked.
+  std::vector<Rule> rules = {enlarge_rule(), merge_convs_rule()};
+  SearchOptions o = options(1.05);
+  o.stop_requested = &stop;
+  OptimizeResult r = optimize(g, rules, cost, o);
+  CHECK(r.graph.num_operators() == g.num_operators());
+  CHECK(r.rule_sequence.empty());
+  CHECK(r.check.cut_short);
+  stop = false;  // not stopped: it merges the convolutions
+  CHECK_FALSE(optimize(g, rules, cost, o).rule_sequence.empty());
+}
+
+TEST_CASE("rules compiled once (compile_usable_rules) give the search what it compiles itself") {
+  Graph g = two_convs();
+  std::vector<Rule> rules = {enlarge_rule(), merge_convs_rule()};
+  LaunchCost cost;
+  SearchOptions o = options(1.05);
+  OptimizeResult own = optimize(g, rules, cost, o);
+  o.compiled_rules = compile_usable_rules(rules, o);
+  OptimizeResult reused = optimize(g, rules, cost, o);
+  CHECK(reused.rule_sequence == own.rule_sequence);
+  CHECK(reused.cost_after_ms == own.cost_after_ms);
+  CHECK(reused.rules_used == own.rules_used);
+  CHECK_FALSE(reused.rule_sequence.empty());
 }

@@ -5,12 +5,16 @@
 
 #include <pybind11/pybind11.h>
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/core/graph.h"
 #include "runtime/db/rule_database.h"
+#include "search/search.h"
 
 namespace superopt::python {
 
@@ -22,10 +26,15 @@ struct GraphHandle {
   std::string source;                     // what it was loaded from ("builtin:x", a path, "<bytes>")
 };
 
-// A rule database read once, shared by every optimize() given it.
+// A rule database read once, shared by every optimize() given it, with its
+// usable rules compiled for the search once per choice of rules (keyed by
+// allow_unverified, minimal_rules): a call reuses them instead of compiling
+// thousands of rules again.
 struct RulesHandle {
   std::string path;
   std::shared_ptr<const RuleDatabase> db;
+  std::mutex compiled_mutex;
+  std::map<std::pair<bool, bool>, std::shared_ptr<const UsableRules>> compiled;
 };
 
 void bind_errors(pybind11::module_& m);

@@ -4,13 +4,16 @@
 // reporting what `optimize --json` prints.
 //
 // Ctrl-C: the search runs on a thread of its own while the caller's thread,
-// without the GIL, looks at Python's signals every 50 ms. The search has no
-// cancel of its own (only its time limit), so on Ctrl-C the call raises
-// KeyboardInterrupt at once and the abandoned search runs on, in the
-// background, to its time limit; its result is dropped, and the interpreter
-// waits for it at exit.
+// without the GIL, looks at Python's signals every 50 ms. On Ctrl-C it sets
+// the search's stop flag (SearchOptions::stop_requested, looked at where the
+// deadline is), joins the thread and raises KeyboardInterrupt: no search is
+// left running.
+//
+// The rule database's usable rules are compiled once (RulesHandle::compiled)
+// and reused by every later call with the same database and rule options.
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <mutex>
@@ -30,12 +33,12 @@ namespace {
 namespace py = pybind11;
 using Clock = std::chrono::steady_clock;
 
-// What the search thread reads and writes; shared, so that an abandoned
-// search keeps what it uses alive.
+// What the search thread reads and writes.
 struct SearchJob {
   std::shared_ptr<GraphHandle> model;
-  std::shared_ptr<const RuleDatabase> rules;
+  std::shared_ptr<RulesHandle> rules;
   std::unique_ptr<CostModel> cost;
+  std::atomic<bool> stop{false};  // set on Ctrl-C: SearchOptions::stop_requested
   SearchOptions options;
   int e2e_rounds = 0;  // end-to-end timing of the result, as `optimize` does (0: off)
   std::optional<int> e2e_threads;
@@ -44,34 +47,41 @@ struct SearchJob {
   std::exception_ptr error;
 };
 
-// Searches abandoned on Ctrl-C, joined when the interpreter exits.
-std::mutex abandoned_mutex;
-std::vector<std::thread> abandoned;
+// The database's usable rules for these options, compiled on first use;
+// `compile_seconds` is what compiling took (0 when they were there).
+std::shared_ptr<const UsableRules> compiled_rules(RulesHandle& rules, const SearchOptions& options,
+                                                  double& compile_seconds) {
+  std::lock_guard<std::mutex> lock(rules.compiled_mutex);
+  auto& slot = rules.compiled[{options.allow_unverified, options.minimal_rules}];
+  const auto start = Clock::now();
+  if (!slot) slot = compile_usable_rules(rules.db->rules, options);
+  compile_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return slot;
+}
 
-void join_abandoned() {
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard<std::mutex> lock(abandoned_mutex);
-    threads.swap(abandoned);
+// The search (and the end-to-end timing of its result), on the worker thread.
+void run_job(SearchJob& job) {
+  double compile_seconds = 0;
+  job.options.compiled_rules = compiled_rules(*job.rules, job.options, compile_seconds);
+  job.result = optimize(job.model->graph, job.rules->db->rules, *job.cost, job.options);
+  job.result.phase_seconds.preprocess += compile_seconds;
+  if (job.e2e_rounds > 0 && job.result.check.passed && !job.stop) {  // only what passed the check is timed
+    EndToEndOptions e2e_options;
+    e2e_options.rounds = job.e2e_rounds;
+    e2e_options.threads = *job.e2e_threads;
+    job.e2e = accept_end_to_end(job.model->graph, job.result, job.options, e2e_options);
   }
-  py::gil_scoped_release release;
-  for (std::thread& t : threads) t.join();
 }
 
 // Runs the job on its own thread; true when it finished, false when Python's
-// signal handlers raised (Ctrl-C): then the Python error is set.
+// signal handlers raised (Ctrl-C): then the search was stopped and joined,
+// and the Python error is set.
 bool run_interruptibly(const std::shared_ptr<SearchJob>& job) {
   std::promise<void> done;
   std::future<void> finished = done.get_future();
   std::thread worker([job, done = std::move(done)]() mutable {
     try {
-      job->result = optimize(job->model->graph, job->rules->rules, *job->cost, job->options);
-      if (job->e2e_rounds > 0 && job->result.check.passed) {  // only what passed the check is timed
-        EndToEndOptions e2e_options;
-        e2e_options.rounds = job->e2e_rounds;
-        e2e_options.threads = *job->e2e_threads;
-        job->e2e = accept_end_to_end(job->model->graph, job->result, job->options, e2e_options);
-      }
+      run_job(*job);
     } catch (...) {
       job->error = std::current_exception();
     }
@@ -87,14 +97,10 @@ bool run_interruptibly(const std::shared_ptr<SearchJob>& job) {
         break;
       }
     }
+    if (interrupted) job->stop = true;  // the search stops at its next look at the deadline
+    worker.join();
   }
-  if (interrupted) {
-    std::lock_guard<std::mutex> lock(abandoned_mutex);
-    abandoned.push_back(std::move(worker));
-    return false;
-  }
-  worker.join();
-  return true;
+  return !interrupted;
 }
 
 struct OptimizeArgs {
@@ -112,6 +118,7 @@ py::tuple optimize_graph(const std::shared_ptr<GraphHandle>& model, const std::s
   auto job = std::make_shared<SearchJob>();
   SearchOptions& o = job->options;
   o.started = Clock::now();  // the time limit counts from the call, as the command's from its start
+  o.stop_requested = &job->stop;
   o.search = parse_search_kind(a.search);
   if (!(a.time_limit_s >= 0.001 && a.time_limit_s <= 1e7))
     throw Error("time_limit: expected a number of seconds from 0.001 to 1e7, got " +
@@ -130,7 +137,7 @@ py::tuple optimize_graph(const std::shared_ptr<GraphHandle>& model, const std::s
   o.minimal_rules = a.minimal_rules;
   o.allow_unverified = a.allow_unverified;
   job->model = model;
-  job->rules = rules->db;
+  job->rules = rules;
   check_rules_fit_model(*rules->db, model->graph, rules->path);
   job->cost = make_cost_model(a.cost);
   if (a.e2e_rounds < -1)
@@ -166,7 +173,6 @@ void bind_optimize(py::module_& m) {
       py::arg("model"), py::arg("rules"), py::arg("cost"), py::arg("search"), py::arg("time_limit"),
       py::arg("minimal_rules"), py::arg("alpha"), py::arg("budget"), py::arg("split_threshold"),
       py::arg("max_suspects"), py::arg("seed"), py::arg("allow_unverified"), py::arg("e2e_rounds"));
-  m.def("join_abandoned_searches", &join_abandoned);
 }
 
 }  // namespace superopt::python

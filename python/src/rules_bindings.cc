@@ -15,8 +15,10 @@ namespace py = pybind11;
 
 std::shared_ptr<RulesHandle> read_rules(const std::string& path) {
   py::gil_scoped_release release;
-  return std::make_shared<RulesHandle>(
-      RulesHandle{path, std::make_shared<const RuleDatabase>(RuleDatabase::read(path))});
+  auto handle = std::make_shared<RulesHandle>();
+  handle->path = path;
+  handle->db = std::make_shared<const RuleDatabase>(RuleDatabase::read(path));
+  return handle;
 }
 
 std::map<std::string, int64_t> status_counts(const RulesHandle& h) {
