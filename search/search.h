@@ -45,10 +45,10 @@ struct SearchOptions {
   double time_limit_s = 60;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   // Set from another thread to stop the run early (the Python package on
-  // Ctrl-C): the searches look at it where they look at the deadline, and
-  // optimize() then returns the input graph, the search's work dropped
-  // unchecked. Not seen by eqsat's saturation or by the numerical check,
-  // which stop at their own limits. Null: never stopped.
+  // Ctrl-C): the searches and the numerical check look at it where they look
+  // at the deadline, and optimize() then returns the input graph, the search's
+  // work dropped unchecked. Not seen by eqsat's saturation, which stops at its
+  // own limits. Null: never stopped.
   const std::atomic<bool>* stop_requested = nullptr;
   // The usable rules compiled beforehand by compile_usable_rules with the same
   // rules and options (allow_unverified, minimal_rules): the first search uses
