@@ -163,6 +163,9 @@ def out_of_range_models():
                                   [kernel] if op == "Conv" else [])
         save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), BAD, "onnx_%s.onnx" % name)
     save(relu_model(dims=(1, 2 ** 32 + 4)), BAD, "onnx_input_dim_2p32.onnx")
+    pads = tensor("pads", np.array([0, 0, 2 ** 32 + 1, 0, 0, 0, 0, 0], np.int64))  # Pad's input: read as 1
+    graph = helper.make_graph([helper.make_node("Pad", ["x", "pads"], ["y"])], "pad", [x], [y], [pads])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), BAD, "onnx_pad_2p32.onnx")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@
 #include "runtime/core/arith.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evaluator.h"
+#include "runtime/core/regular_file.h"
+#include "runtime/formats/onnx_bytes.h"
 #include "runtime/formats/onnx_read.h"
 
 using namespace superopt;
@@ -167,4 +169,22 @@ TEST_CASE("onnx: malformed models give one line naming the problem", "[onnx]") {
   CHECK_THAT(import_error("onnx_missing_external_data.onnx"), Contains("onnx_missing_weights.bin"));
   CHECK_THAT(import_error("onnx_opset10.onnx"), Contains("opset 10 is not supported (opsets 11 to 17 are)"));
   CHECK_THROWS_WITH(read_onnx_file("/nonexistent/m.onnx"), StartsWith("/nonexistent/m.onnx: cannot open"));
+}
+
+TEST_CASE("onnx: a model from memory is validated as a file is, naming its source", "[onnx]") {
+  // The Python package's path (read_onnx_bytes): the checks run on the private
+  // copy, the message names the source given.
+  const std::string dir = std::string(SUPEROPT_SOURCE_DIR) + "/tests/data/malformed/";
+  for (const auto& [name, message] : std::vector<std::pair<std::string, std::string>>{
+           {"onnx_duplicate_output.onnx", "two nodes write 'y'"},
+           {"onnx_output_shape.onnx", "output 'y' is declared 1x4, but computes 1x3"},
+           {"onnx_unknown_attribute.onnx", "onnx::checker: Unrecognized attribute: alpha"},
+           {"onnx_conv_pads_2p40.onnx", "attribute 'pads' value 1099511627776 is out of range"}}) {
+    const std::string bytes = read_regular_file(dir + name, kMaxTextFileBytes, "a test model");
+    CHECK_THROWS_WITH(read_onnx_bytes(bytes, "<bytes of " + name + ">"),
+                      StartsWith("<bytes of " + name + ">: ") && Contains(message) && !Contains("\n"));
+  }
+  const std::string tiny = read_regular_file(std::string(SUPEROPT_SOURCE_DIR) + "/tests/data/onnx/tiny.onnx",
+                                             kMaxTextFileBytes, "tiny");
+  CHECK(read_onnx_bytes(tiny, "<tiny>").graph.outputs().size() == 1);
 }

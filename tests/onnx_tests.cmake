@@ -36,6 +36,7 @@ set(onnx_malformed
   onnx_conv_dilations_2p32    "attribute 'dilations' value 4294967297 is out of range"
   onnx_pool_kernel_2p32       "node 'y' \\(MaxPool, opset 13\\): attribute 'kernel_shape' value 4294967298 is out of range"
   onnx_input_dim_2p32         "dimension 4294967300 is out of range"
+  onnx_pad_2p32               "node 'y' \\(Pad, opset 13\\): Pad's pads value 4294967297 is out of range"
 )
 set(onnx_out ${CMAKE_CURRENT_BINARY_DIR}/onnx)
 file(MAKE_DIRECTORY ${onnx_out})

@@ -59,7 +59,7 @@ void fold_constant(Importer& im, const NodeProto& n) {
 
 void fold_cast(Importer& im, const NodeProto& n) {
   Constant c = need(im, n, 0);
-  const int to = static_cast<int>(attr_int(n, "to", 0));
+  const int64_t to = attr_int(n, "to", 0);  // compared whole: 2^32 + 1 is not FLOAT (1)
   const bool real = to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE;
   if (real && !c.is_real) {
     for (int64_t v : c.ints) c.reals.push_back(static_cast<float>(v));

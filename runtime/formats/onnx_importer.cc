@@ -153,11 +153,10 @@ std::optional<std::vector<int64_t>> ints_from(const Importer& im, const onnx::No
   return attr_ints(n, attr);
 }
 
-const std::vector<int64_t>& checked_int32(const std::vector<int64_t>& values, const std::string& name) {
+std::vector<int64_t> checked_int32(std::vector<int64_t> values, const std::string& what) {
   for (int64_t v : values)
     if (v > std::numeric_limits<int32_t>::max() || v < std::numeric_limits<int32_t>::min())
-      throw Error("attribute '" + name + "' value " + std::to_string(v) +
-                  " is out of range (a 32-bit integer)");
+      throw Error(what + " value " + std::to_string(v) + " is out of range (a 32-bit integer)");
   return values;
 }
 

@@ -90,9 +90,9 @@ struct SliceArgs {
 };
 SliceArgs slice_args(const Importer& im, const onnx::NodeProto& n);
 
-// ONNX's integer attributes are 64-bit, ours 32-bit: VALUES of attribute NAME
-// are returned when each fits int32, else Error naming the value and the attribute.
-const std::vector<int64_t>& checked_int32(const std::vector<int64_t>& values, const std::string& name);
+// ONNX's integers are 64-bit, ours 32-bit: VALUES are returned when each fits
+// int32, else Error "WHAT value N is out of range" (WHAT: "attribute 'pads'").
+std::vector<int64_t> checked_int32(std::vector<int64_t> values, const std::string& what);
 
 // An axis as ONNX gives it (negative counts from the back), checked against the rank.
 int normalize_axis(int64_t axis, int rank);

@@ -31,11 +31,11 @@ std::array<Axis, 2> read_window(const NodeProto& n, const std::vector<int64_t>& 
   if (x.size() != 4) throw Error("only 2-D (NCHW) inputs are supported");
   // Each checked against the int32 fields it goes into (2^32 + 1 was read as 1).
   const std::vector<int64_t> strides =
-      checked_int32(attr_ints(n, "strides").value_or(std::vector<int64_t>{1, 1}), "strides");
+      checked_int32(attr_ints(n, "strides").value_or(std::vector<int64_t>{1, 1}), "attribute 'strides'");
   const std::vector<int64_t> pads =
-      checked_int32(attr_ints(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0}), "pads");
+      checked_int32(attr_ints(n, "pads").value_or(std::vector<int64_t>{0, 0, 0, 0}), "attribute 'pads'");
   const std::vector<int64_t> dilations =
-      checked_int32(attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1}), "dilations");
+      checked_int32(attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1}), "attribute 'dilations'");
   if (strides.size() != 2 || pads.size() != 4 || dilations.size() != 2)
     throw Error("strides, pads or dilations do not match 2 spatial dimensions");
   if (!dilated_kernel && (dilations[0] != 1 || dilations[1] != 1))
@@ -169,10 +169,10 @@ void map_conv(Importer& im, const NodeProto& n) {
     throw Error("group " + std::to_string(group) + " does not match input channels " + std::to_string(x[1]) +
                 " and kernel " + std::to_string(w[1]) + " per group");
   if (auto k = attr_ints(n, "kernel_shape");
-      k && checked_int32(*k, "kernel_shape") != std::vector<int64_t>(w.begin() + 2, w.end()))
+      k && checked_int32(*k, "attribute 'kernel_shape'") != std::vector<int64_t>(w.begin() + 2, w.end()))
     throw Error("kernel_shape does not match the kernel's " + shape_of(w).str());
   const std::vector<int64_t> dilations =
-      checked_int32(attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1}), "dilations");
+      checked_int32(attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1}), "attribute 'dilations'");
   const bool dilated = dilations.size() == 2 && (dilations[0] != 1 || dilations[1] != 1);
   std::optional<DilatedKernel> dk;
   if (dilated) {
@@ -216,8 +216,8 @@ void map_conv(Importer& im, const NodeProto& n) {
 }
 
 std::array<int64_t, 2> kernel_attr(const NodeProto& n) {
-  const std::vector<int64_t> k =
-      checked_int32(attr_ints(n, "kernel_shape").value_or(std::vector<int64_t>{}), "kernel_shape");
+  const std::vector<int64_t> k = checked_int32(attr_ints(n, "kernel_shape").value_or(std::vector<int64_t>{}),
+                                               "attribute 'kernel_shape'");
   if (k.size() != 2) throw Error("kernel_shape must give 2 spatial sizes");
   return {k[0], k[1]};
 }

@@ -246,7 +246,8 @@ void map_slice(Importer& im, const NodeProto& n) {
 
 void map_pad(Importer& im, const NodeProto& n) {
   if (attr_string(n, "mode", "constant") != "constant") throw Error("only constant padding is supported");
-  std::vector<int64_t> pads = ints_from(im, n, 1, "pads").value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> pads =
+      checked_int32(ints_from(im, n, 1, "pads").value_or(std::vector<int64_t>{}), "Pad's pads");
   const int rank = im.input_rank(n, 0);
   if (static_cast<int>(pads.size()) != 2 * rank) throw Error("pads must have two entries per dimension");
   if (im.has_input(n, 3)) throw Error("the axes input is not supported");
