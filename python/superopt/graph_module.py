@@ -49,19 +49,43 @@ def same_padding(size, kernel, stride):
     return total // 2, total - total // 2
 
 
-def paddings(in_shape, kernel, stride, padding):
+def paddings(in_shape, kernel, stride, padding, pads=None):
+    """((top, bottom), (left, right)): explicit pads [top, bottom, left, right] (module_folds), else
+    the padding kind's."""
+    if pads is not None:
+        return (pads[0], pads[1]), (pads[2], pads[3])
     if padding == "valid":
         return (0, 0), (0, 0)
     return same_padding(in_shape[2], kernel[0], stride[0]), same_padding(in_shape[3], kernel[1], stride[1])
 
 
-def padding_args(pads, kernel, fill):
-    """A symmetric padding the op can take itself (pooling only up to half the window),
+def symmetric(size, kernel, stride, before, after):
+    """A padding of `before` on both sides giving the same windows as (before, after), or None:
+    the windows start at the same places, and with as many of them none reads past the end."""
+    count = (size + before + after - kernel) // stride + 1
+    if after <= before and (size + 2 * before - kernel) // stride + 1 == count:
+        return before
+    return None
+
+
+def padding_args(pads, kernel, fill, in_shape=None, stride=None):
+    """A symmetric padding the op can take itself (pooling only up to half the window; an
+    asymmetric one that gives the same windows counts, given the input's shape and the stride),
     or an explicit F.pad; returns (F.pad's arguments or None, the op's padding argument)."""
     (top, bottom), (left, right) = pads
-    if top == bottom and left == right and top <= kernel[0] // 2 and left <= kernel[1] // 2:
+    if in_shape is not None:
+        h = symmetric(in_shape[2], kernel[0], stride[0], top, bottom)
+        w = symmetric(in_shape[3], kernel[1], stride[1], left, right)
+        if h is not None and w is not None:
+            bottom, right = h, w
+    if top == bottom and left == right and (fill == "0" or (top <= kernel[0] // 2 and left <= kernel[1] // 2)):
         return None, f"({top}, {left})"
     return f"({left}, {right}, {top}, {bottom}), value={fill}", "0"
+
+
+def epsilon(params):
+    """A batch norm's epsilon as ONNX holds it (float32)."""
+    return float(torch.tensor(params.get("epsilon", 1e-5), dtype=torch.float32))
 
 
 # ---------------------------------------------------------------- code generation
@@ -131,8 +155,10 @@ class Codegen:
             return None
         if op == "batchnorm":
             x, scale, bias, mean, var = ins
-            eps = float(torch.tensor(params.get("epsilon", 1e-5), dtype=torch.float32))
-            return f"F.batch_norm({x}, {mean}, {var}, {scale}, {bias}, False, 0.0, {eps!r})"
+            return f"F.batch_norm({x}, {mean}, {var}, {scale}, {bias}, False, 0.0, {epsilon(params)!r})"
+        folded = self.folded_op(op, params, ins)
+        if folded is not None:
+            return folded
         if op == "enlarge":
             kh, kw = self.shape_of(node["inputs"][0])[2:]
             big_h, big_w = params["kernel"]
@@ -146,6 +172,20 @@ class Codegen:
         if op in ("pool_avg", "pool_max"):
             return self.pool(op, node, params, ins)
         raise GraphModuleError(f"node {node['name']}: operator {op} has no PyTorch version")
+
+    @staticmethod
+    def folded_op(op, params, ins):
+        """module_folds' weight-only operators (computed once, when the module is made)."""
+        if op == "fold_bn_weight":  # the convolution's weight times the batch norm's scale
+            w, scale, var = ins
+            return f"{w} * ({scale} / torch.sqrt({var} + {epsilon(params)!r})).reshape(-1, 1, 1, 1)"
+        if op == "fold_bn_bias":  # shift + (bias - mean) * the scale
+            scale, shift, mean, var = ins[:4]
+            centred = f"({ins[4]} - {mean})" if len(ins) > 4 else f"(-{mean})"
+            return f"{shift} + {centred} * ({scale} / torch.sqrt({var} + {epsilon(params)!r}))"
+        if op == "channel_bias":  # a per-channel add, plus the bias already there
+            return " + ".join(f"{r}.reshape(-1)" for r in ins)
+        return None
 
     @staticmethod
     def imported_op(op, params, ins):
@@ -176,8 +216,8 @@ class Codegen:
         self.buffers.append((attr, kind, name, op, shape))
         return f"self.{attr}"
 
-    def padded(self, x, pads, kernel, fill):
-        pad, arg = padding_args(pads, kernel, fill)
+    def padded(self, x, pads, kernel, fill, in_shape=None, stride=None):
+        pad, arg = padding_args(pads, kernel, fill, in_shape, stride)
         if pad is None:
             return x, arg
         padded = self.temporary()
@@ -192,24 +232,22 @@ class Codegen:
         x_shape, w_shape = self.shape_of(node["inputs"][0]), self.shape_of(node["inputs"][1])
         stride = tuple(params.get("stride", [1, 1]))
         groups = x_shape[1] // w_shape[1]
-        pads = paddings(x_shape, w_shape[2:], stride, params.get("padding", "same"))
-        # A convolution pads with zeros; an asymmetric SAME padding goes through F.pad.
-        (top, bottom), (left, right) = pads
-        x, pad = ins[0], f"({top}, {left})"
-        if top != bottom or left != right:
-            x, pad = self.temporary(), "0"
-            self.lines.append(f"{x} = F.pad({ins[0]}, ({left}, {right}, {top}, {bottom}))")
-        expr = f"F.conv2d({x}, {ins[1]}, None, {stride}, {pad}, 1, {groups})"
+        pads = paddings(x_shape, w_shape[2:], stride, params.get("padding", "same"), params.get("pads"))
+        # A convolution pads with zeros; an asymmetric padding that gives other windows than a
+        # symmetric one goes through F.pad.
+        x, pad = self.padded(ins[0], pads, w_shape[2:], "0", x_shape, stride)
+        bias = ins[2] if len(ins) > 2 else None  # module_folds: a folded bias
+        expr = f"F.conv2d({x}, {ins[1]}, {bias}, {stride}, {pad}, 1, {groups})"
         return f"torch.relu({expr})" if params.get("activation") == "relu" else expr
 
     def pool(self, op, node, params, ins):
         x_shape = self.shape_of(node["inputs"][0])
         kernel, stride = tuple(params["kernel"]), tuple(params.get("stride", [1, 1]))
-        pads = paddings(x_shape, kernel, stride, params.get("padding", "same"))
+        pads = paddings(x_shape, kernel, stride, params.get("padding", "same"), params.get("pads"))
         if op == "pool_avg":  # zeros count and the divisor is the whole window (cuDNN's INCLUDE_PADDING)
             x, pad = self.padded(ins[0], pads, kernel, "0.0")
             return f"F.avg_pool2d({x}, {kernel}, {stride}, {pad}, False, True)"
-        x, pad = self.padded(ins[0], pads, kernel, "float('-inf')")  # padded positions never win
+        x, pad = self.padded(ins[0], pads, kernel, "float('-inf')", x_shape, stride)  # padded positions never win
         return f"F.max_pool2d({x}, {kernel}, {stride}, {pad})"
 
 

@@ -13,6 +13,7 @@ import torch
 
 import superopt
 from superopt.graph_module import GraphModule, GraphModuleError
+from superopt.module_folds import fold_for_inference
 
 __all__ = ["optimize", "export_onnx", "OptimizedModule"]
 
@@ -23,6 +24,7 @@ class OptimizedModule(GraphModule):
     generated forward()), input_names."""
 
     def __init__(self, graph, shapes, dtype, weights, device, result, single_output):
+        graph, shapes = fold_for_inference(graph, shapes)  # what torch.jit.freeze folds
         super().__init__(graph, shapes, dtype, weights=weights, precompute=True, device=device)
         self.result = result
         self._single_output = single_output

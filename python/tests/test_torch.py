@@ -37,6 +37,21 @@ def test_resnet18():
     assert all(b.dtype == torch.float64 for b in optimized.buffers())
 
 
+def test_batch_norms_fold_into_convolutions():
+    """Trained-looking batch norms (statistics and affine not 1 and 0) fold into their convolution's
+    weight and bias (the module's peepholes, module_folds.py), and pads into the op's padding."""
+    torch.manual_seed(4)
+    module = torchvision.models.resnet18()
+    for m in module.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            for t in (m.weight.data, m.bias.data, m.running_mean):
+                t.uniform_(-1, 1)
+            m.running_var.uniform_(0.5, 2)
+    optimized = optimized_equals_original(module, torch.rand(1, 3, 64, 64))
+    assert "batch_norm" not in optimized.source and "F.pad" not in optimized.source
+    assert optimized.source.count("F.conv2d(") == 20 and "None" not in optimized.source
+
+
 def test_squeezenet1_1():
     torch.manual_seed(2)
     optimized_equals_original(torchvision.models.squeezenet1_1(), torch.rand(1, 3, 64, 64))

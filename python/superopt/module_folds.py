@@ -1,0 +1,140 @@
+"""The module builder's peepholes: what torch.jit.freeze folds, done on the graph before
+graph_module writes its forward(). Each rewrite keeps the function exactly (up to rounding):
+
+- a batch norm whose statistics and affine are weights, after a convolution (its only reader) on a
+  weight: the convolution with the scaled weight and a bias (fold_bn_weight / fold_bn_bias,
+  computed once when the module is made, in its dtype);
+- a per-channel add of a weight after a convolution (its only reader): the convolution's bias;
+- a zero padding before a convolution, or a -inf padding before a max pool (its only reader): the
+  operator's own padding (symmetric where it gives the same windows).
+
+The graph arrives as graph_module takes it (superopt's graph JSON layout as a dict, and each node's
+output shapes) and leaves the same way, with these operators graph_module knows beside the
+registry's: conv2d with a third input (its bias) and a `pads` parameter [top, bottom, left,
+right], pool_max with `pads`, fold_bn_weight and fold_bn_bias.
+"""
+import copy
+
+from superopt.graph_module import split_ref, topological, weight_only
+
+
+def _users(graph):
+    """{node or weight name: the number of its readers} (a graph output counts as one)."""
+    users = {}
+    for node in graph.get("nodes", []):
+        for r in node.get("inputs", []):
+            users[split_ref(r)[0]] = users.get(split_ref(r)[0], 0) + 1
+    for r in graph.get("outputs", []):
+        users[split_ref(r)[0]] = users.get(split_ref(r)[0], 0) + 1
+    return users
+
+
+class _Folder:
+    def __init__(self, graph, shapes):
+        self.graph, self.shapes = copy.deepcopy(graph), dict(shapes)
+        self.by_name = {n["name"]: n for n in self.graph.get("nodes", [])}
+        self.users = _users(self.graph)
+        self.fixed = weight_only(self.graph) | {w["name"] for w in self.graph.get("weights", [])}
+        self.fixed |= {n["name"] for n in self.graph.get("nodes", []) if not n.get("inputs")}  # constants
+        self.added = 0
+
+    def producer(self, ref, op):
+        """The node making ref (port 0) when it is an `op` read by nothing else, else None."""
+        name, port = split_ref(ref)
+        node = self.by_name.get(name)
+        if node is None or node["op"] != op or port != 0 or self.users.get(name, 0) != 1:
+            return None
+        return node
+
+    def is_fixed(self, ref):
+        return split_ref(ref)[0] in self.fixed
+
+    def new_node(self, op, inputs, params, shape):
+        """A weight-only node computed when the module is made."""
+        self.added += 1
+        name = f"#fold{self.added}"
+        node = {"name": name, "op": op, "inputs": inputs, "params": params}
+        self.by_name[name] = node
+        self.shapes[name] = [tuple(shape)]
+        self.fixed.add(name)
+        return f"{name}:0"
+
+    def replace(self, old, new):
+        """new (a node) takes old's name and place: its readers read new."""
+        del self.by_name[new["name"]]
+        new["name"] = old["name"]
+        self.by_name[old["name"]] = new
+
+    def conv_reading_weight(self, ref):
+        conv = self.producer(ref, "conv2d")
+        if conv is None or not self.is_fixed(conv["inputs"][1]) or conv.get("params", {}).get("activation", "none") != "none":
+            return None
+        return conv
+
+    def fold_batchnorm(self, node):
+        conv = self.conv_reading_weight(node["inputs"][0])
+        if conv is None or not all(self.is_fixed(r) for r in node["inputs"][1:]):
+            return False
+        _, scale, shift, mean, var = node["inputs"]
+        eps = node.get("params", {}).get("epsilon", 1e-5)
+        w = conv["inputs"][1]
+        channels = self.shapes[split_ref(w)[0]][split_ref(w)[1]][0]
+        folded_w = self.new_node("fold_bn_weight", [w, scale, var], {"epsilon": eps},
+                                 self.shapes[split_ref(w)[0]][split_ref(w)[1]])
+        folded_b = self.new_node("fold_bn_bias", [scale, shift, mean, var] + conv["inputs"][2:3],
+                                 {"epsilon": eps}, (channels,))
+        self.replace(node, dict(conv, inputs=[conv["inputs"][0], folded_w, folded_b]))
+        return True
+
+    def fold_bias_add(self, node):
+        for i in (0, 1):
+            conv = self.conv_reading_weight(node["inputs"][i])
+            other = node["inputs"][1 - i]
+            if conv is None or not self.is_fixed(other):
+                continue
+            out_shape = self.shapes[conv["name"]][0]
+            b_shape = self.shapes[split_ref(other)[0]][split_ref(other)[1]]
+            channels = out_shape[1]
+            per_channel = (list(b_shape) in ([1, channels, 1, 1], [channels, 1, 1]))
+            if not per_channel or tuple(self.shapes[node["name"]][0]) != tuple(out_shape):
+                continue
+            bias = self.new_node("channel_bias", [other] + conv["inputs"][2:3], {}, (channels,))
+            self.replace(node, dict(conv, inputs=[conv["inputs"][0], conv["inputs"][1], bias]))
+            return True
+        return False
+
+    def fold_padding(self, node):
+        """A zero pad into a convolution, a -inf pad into a max pool, when the op pads nothing itself."""
+        pad = self.producer(node["inputs"][0], "pad")
+        params = node.get("params", {})
+        if pad is None or params.get("padding", "same") != "valid" or "pads" in params:
+            return False
+        value = pad.get("params", {}).get("value", 0)
+        wanted = "-inf" if node["op"] == "pool_max" else 0
+        if not (value == wanted or (wanted == 0 and isinstance(value, (int, float)) and float(value) == 0.0)):
+            return False
+        top, bottom, left, right = pad.get("params", {}).get("pads", [0, 0, 0, 0])
+        if min(top, bottom, left, right) < 0:
+            return False
+        node["inputs"] = [pad["inputs"][0]] + node["inputs"][1:]
+        node["params"] = dict(params, pads=[top, bottom, left, right])
+        del self.by_name[pad["name"]]
+        return True
+
+    def run(self):
+        for node in topological(list(self.by_name.values())):
+            if self.by_name.get(node["name"]) is not node:
+                continue  # folded into another
+            if node["op"] in ("conv2d", "pool_max"):
+                self.fold_padding(node)
+            elif node["op"] == "batchnorm":
+                self.fold_batchnorm(node)
+            elif node["op"] == "ewadd":
+                self.fold_bias_add(node)
+        self.graph["nodes"] = topological(list(self.by_name.values()))
+        return self.graph, self.shapes
+
+
+def fold_for_inference(graph, shapes):
+    """(graph, shapes) with the peepholes above applied; the input is left as it was."""
+    return _Folder(graph, shapes).run()
