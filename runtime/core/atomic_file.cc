@@ -146,11 +146,14 @@ std::string kind_of(mode_t mode) {
 // permission, so the file's own must be checked. access() is true for root on
 // any mode, hence the mode bits too.
 void require_writable(const std::string& path, const struct stat& st) {
-  if (::access(path.c_str(), W_OK) != 0 || (st.st_mode & 0222) == 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    refuse(path, std::string("the file is read-only (mode ") + mode + "), not replaced");
-  }
+  const bool no_write_bits = (st.st_mode & 0222) == 0;
+  if (!no_write_bits && ::access(path.c_str(), W_OK) == 0) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  // Which: a file without write bits, or one whose write bits are not ours (uid, gid).
+  if (no_write_bits) refuse(path, std::string("the file is read-only (mode ") + mode + "), not replaced");
+  refuse(path, std::string("the file is not writable by this user (mode ") + mode + ", owner uid " +
+                   std::to_string(st.st_uid) + "), not replaced");
 }
 
 // Refuses what write_file_atomically never replaces; true for a character
