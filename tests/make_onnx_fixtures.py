@@ -166,6 +166,13 @@ def out_of_range_models():
     pads = tensor("pads", np.array([0, 0, 2 ** 32 + 1, 0, 0, 0, 0, 0], np.int64))  # Pad's input: read as 1
     graph = helper.make_graph([helper.make_node("Pad", ["x", "pads"], ["y"])], "pad", [x], [y], [pads])
     save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), BAD, "onnx_pad_2p32.onnx")
+    # Range folded at import: 2^40 values were allocated one by one; a NaN limit
+    # converted to an integer count (undefined behaviour).
+    for name, dtype, limit in [("range_2p40", np.int64, 2 ** 40), ("range_nan", np.float32, np.nan)]:
+        inits = [tensor("start", np.array(0, dtype)), tensor("limit", np.array(limit, dtype)),
+                 tensor("delta", np.array(1, dtype))]
+        nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"]), helper.make_node("Relu", ["x"], ["y"])]
+        save(relu_model(nodes=nodes, inits=inits), BAD, "onnx_%s.onnx" % name)
 
 
 if __name__ == "__main__":

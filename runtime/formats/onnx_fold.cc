@@ -4,6 +4,7 @@
 // Mod, Not and ScatterND are in onnx_fold_masks.cc.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "runtime/core/error.h"
@@ -222,10 +223,22 @@ void fold_div(Importer& im, const NodeProto& n) {
           }));
 }
 
+// A double as its shortest exact text (1099511627776, 1e+300, nan).
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
 void fold_range(Importer& im, const NodeProto& n) {
   const Constant &start = need(im, n, 0), &limit = need(im, n, 1), &delta = need(im, n, 2);
   if (delta.at(0) == 0) throw Error("delta is zero");
-  const int64_t count = std::max<int64_t>(0, std::ceil((limit.at(0) - start.at(0)) / delta.at(0)));
+  // In double first: a count beyond int64 (or NaN) would not convert, and one
+  // beyond a 32-bit dimension could not be a tensor of ours anyway.
+  const double steps = std::ceil((limit.at(0) - start.at(0)) / delta.at(0));
+  if (!(steps <= std::numeric_limits<int32_t>::max()))
+    throw Error("a range of " + number_text(steps) + " values is beyond a 32-bit dimension");
+  const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   Constant out;
   out.dims = {count};
   out.is_real = start.is_real;
