@@ -103,3 +103,13 @@ endforeach()
 add_test(NAME onnx_zoo_ops
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/onnx_zoo_ops_test.py ${superopt_bin} ${onnx_out}/zoo_ops)
 set_tests_properties(onnx_zoo_ops PROPERTIES LABELS onnx TIMEOUT 300 PASS_REGULAR_EXPRESSION "onnx_zoo_ops_test: ok")
+
+# What torch.onnx.export writes at opsets 11 to 17 passes the import's validation
+# (onnx::checker, strict shape inference) and imports, also with every tensor
+# external and with a dynamic batch (issue 37, item 6; tests/onnx_torch_opsets_test.py,
+# about 15 s).
+add_test(NAME onnx_torch_opsets
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/onnx_torch_opsets_test.py ${superopt_bin}
+                 ${onnx_out}/torch_opsets)
+set_tests_properties(onnx_torch_opsets PROPERTIES LABELS onnx TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "onnx_torch_opsets_test: ok" FAIL_REGULAR_EXPRESSION "FAIL")
