@@ -64,7 +64,7 @@ void install_handlers() {
 
 // Takes a free slot and fills it with `path`; -1 when none is free or the path
 // is too long (the file is then not covered).
-int cover(const std::string& path) {
+int take_slot(const std::string& path) {
   if (path.size() >= kPathBytes) return -1;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
@@ -76,21 +76,30 @@ int cover(const std::string& path) {
   return -1;
 }
 
+void install_handlers_once() {
+  static std::once_flag installed;
+  std::call_once(installed, install_handlers);
+}
+
 }  // namespace
 
 int TempFileCleanup::create(std::string& pattern) {
-  static std::once_flag installed;
-  std::call_once(installed, install_handlers);
+  install_handlers_once();
   sigset_t covered, old;
   sigemptyset(&covered);
   for (int signal_number : kSignals) sigaddset(&covered, signal_number);
   pthread_sigmask(SIG_BLOCK, &covered, &old);
   int fd = ::mkstemp(pattern.data());
   int error_number = errno;
-  if (fd >= 0 && slot_ < 0) slot_ = cover(pattern);
+  if (fd >= 0 && slot_ < 0) slot_ = take_slot(pattern);
   pthread_sigmask(SIG_SETMASK, &old, nullptr);  // a signal that came meanwhile is handled here
   errno = error_number;
   return fd;
+}
+
+void TempFileCleanup::cover(const std::string& path) {
+  install_handlers_once();
+  if (slot_ < 0) slot_ = take_slot(path);
 }
 
 TempFileCleanup::~TempFileCleanup() {

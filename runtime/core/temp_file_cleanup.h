@@ -1,7 +1,8 @@
 // Temporary files removed when a signal ends the process: SIGINT, SIGTERM or
 // SIGHUP during an atomic write (atomic_file.h) would otherwise leave the
 // half-written PATH.tmp-XXXXXX beside the output (issue 37, item 9: 80-110 MB
-// after a killed `graph export`).
+// after a killed `graph export`), and a killed writer its PATH.lock
+// (writer_lock.h).
 #pragma once
 
 #include <string>
@@ -24,6 +25,9 @@ class TempFileCleanup {
   // that no signal falls between its creation and its cover. Returns the
   // descriptor, or -1 with errno set; covers one file per object.
   int create(std::string& pattern);
+  // Covers a file that exists already and is this process's to remove (a
+  // writer's lock file, once locked); one file per object, like create.
+  void cover(const std::string& path);
   TempFileCleanup(const TempFileCleanup&) = delete;
   TempFileCleanup& operator=(const TempFileCleanup&) = delete;
 

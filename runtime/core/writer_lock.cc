@@ -56,7 +56,10 @@ WriterLock::WriterLock(const std::string& path, bool wait) : lock_path_(path + "
       told = true;
       lock_retrying(fd_, LOCK_EX);
     }
-    if (still_at_path(fd_, lock_path_)) return;
+    if (still_at_path(fd_, lock_path_)) {
+      on_signal_.cover(lock_path_);
+      return;
+    }
     close(fd_);  // removed by the holder as it finished: lock the new one
   }
 }

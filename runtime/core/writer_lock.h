@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "runtime/core/temp_file_cleanup.h"
+
 namespace superopt {
 
 // An advisory lock (flock) on the companion file PATH.lock, held from before
@@ -22,7 +24,9 @@ namespace superopt {
 // cannot be created (a folder we cannot write, where the write would fail
 // too: better now than after hours of work). The destructor removes the
 // companion file while still holding the lock; a waiter that then gets a lock
-// on the removed file sees it is gone and locks the new one instead.
+// on the removed file sees it is gone and locks the new one instead. So does
+// SIGINT, SIGTERM or SIGHUP ending the process (temp_file_cleanup.h); a process
+// killed otherwise (SIGKILL) leaves the file, which the next writer locks.
 class WriterLock {
  public:
   explicit WriterLock(const std::string& path, bool wait = true);
@@ -35,6 +39,7 @@ class WriterLock {
  private:
   std::string lock_path_;
   int fd_ = -1;
+  TempFileCleanup on_signal_;  // the lock file goes with a process a signal ends
 };
 
 // The lock on PATH where PATH exists; none where it does not (the read that
