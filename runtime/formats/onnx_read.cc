@@ -111,12 +111,22 @@ const MapperTable& mappers() {
   return t;
 }
 
+// An operator neither folded nor mapped, or from another domain, is named as
+// unsupported before ONNX's checker calls an unknown one invalid.
+void check_supported(const onnx::NodeProto& n, int opset) {
+  const std::string node =
+      "node " + node_label(n) + " (" + n.op_type() + ", opset " + std::to_string(opset) + ")";
+  if (!n.domain().empty() && n.domain() != "ai.onnx")
+    throw Error("unsupported operator '" + n.domain() + "." + n.op_type() + "' (" + node + ")");
+  if (!folders().count(n.op_type()) && !mappers().count(n.op_type()))
+    throw Error("unsupported operator '" + n.op_type() + "' (node " + node_label(n) + ", opset " +
+                std::to_string(opset) + ")");
+}
+
 void import_node(Importer& im, const onnx::NodeProto& n) {
   const std::string where =
       "node " + node_label(n) + " (" + n.op_type() + ", opset " + std::to_string(im.opset()) + "): ";
-  if (!n.domain().empty() && n.domain() != "ai.onnx")
-    throw Error("unsupported operator '" + n.domain() + "." + n.op_type() + "' (" +
-                where.substr(0, where.size() - 2) + ")");
+  check_supported(n, im.opset());
   bool all_constant = true;
   for (int i = 0; i < n.input_size(); ++i)
     if (im.has_input(n, i) && !im.input(n, i).constant) all_constant = false;
@@ -151,6 +161,7 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
       for (onnx::TensorProto& t : *a.mutable_tensors()) load_external_data(t, dir);
     }
   sort_nodes(g);
+  for (const onnx::NodeProto& n : g.node()) check_supported(n, out.opset);
   check_with_onnx(model, dir);
   const std::vector<onnx::ValueInfoProto> declared(g.output().begin(), g.output().end());
   Importer im(out.graph, out.opset);
