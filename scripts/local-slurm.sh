@@ -86,9 +86,13 @@ ReturnToService=2
 SlurmdParameters=config_overrides
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
-# Job steps' PMIx folders (spmix_appdir_UID_JOB.STEP) go here, not in /tmp: job
-# numbers start at 1 in every cluster, so two clusters at once (two test runs)
-# shared them and one's cleanup removed the other's.
+# Two clusters at once (two test runs) must not share job numbers: a job
+# step's PMIx namespace, its folder spmix_appdir_UID_JOB.STEP and Open MPI's
+# shared-memory segments are named by them, and two job 1s collided there
+# ("Cannot create directory ... File exists"; ranks that crashed in
+# mca_btl_vader or hung). Each cluster numbers its jobs from 1000 times its
+# port (ports of live clusters differ) and keeps those folders in its own TmpFS.
+FirstJobId=$((ctld_port * 1000))
 TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
