@@ -101,6 +101,31 @@ class Codegen:
         # Weight-only operators (fixed): written into precompute() instead, run once when the
         # module is made; what forward() reads of them becomes a buffer (computed: var -> attribute).
         self.fixed, self.pre_lines, self.computed, self.in_fixed = fixed, [], {}, False
+        self.uses, self.made_by = {}, {n["name"]: n["op"] for n in graph.get("nodes", [])}
+        for r in [r for n in graph.get("nodes", []) for r in n.get("inputs", [])] + list(graph["outputs"]):
+            self.uses[split_ref(r)] = self.uses.get(split_ref(r), 0) + 1
+
+    # Operators whose output is a new tensor (not a view of an input): what only one operator
+    # reads can be overwritten in place, as eager PyTorch's relu(inplace=True) and += do.
+    FRESH = frozenset({"conv2d", "ewadd", "ewmul", "ewsub", "ewdiv", "matmul", "batchnorm", "pool_max",
+                       "pool_avg", "concat", "relu", "sigmoid", "tanh", "linear"})
+
+    def overwritable(self, r):
+        name, port = split_ref(r)
+        return (not self.in_fixed and self.made_by.get(name) in self.FRESH and name not in self.fixed
+                and self.uses.get((name, port)) == 1)
+
+    def in_place(self, op, node, ins):
+        """relu or an add written in place on an input nobody else reads, else None."""
+        refs = node.get("inputs", [])
+        if op == "relu" and self.overwritable(refs[0]):
+            return f"torch.relu_({ins[0]})"
+        if op == "ewadd":
+            out_shape = tuple(self.shapes[node["name"]][0])
+            for i in (0, 1):
+                if self.overwritable(refs[i]) and tuple(self.shape_of(refs[i])) == out_shape:
+                    return f"{ins[i]}.add_({ins[1 - i]})"
+        return None
 
     def ref(self, r):
         name, port = split_ref(r)
@@ -110,6 +135,10 @@ class Codegen:
         if v not in self.computed:
             self.computed[v] = f"c{len(self.computed)}"
         return f"self.{self.computed[v]}"
+
+    def output_ref(self, r):
+        """What forward() returns for a graph output."""
+        return self.ref(r)
 
     def shape_of(self, r):
         name, port = split_ref(r)
@@ -134,7 +163,7 @@ class Codegen:
                   "matmul": "torch.matmul({0}, {1})", "relu": "torch.relu({0})",
                   "sigmoid": "torch.sigmoid({0})", "tanh": "torch.tanh({0})"}
         if op in simple:
-            return simple[op].format(*ins)
+            return self.in_place(op, node, ins) or simple[op].format(*ins)
         if op in ("C_pool", "I_conv", "I_matmul", "I_ewmul"):
             return self.buffer("constant", node["name"], op, tuple(params["shape"]))
         if op == "transpose":
@@ -185,6 +214,10 @@ class Codegen:
             return f"{shift} + {centred} * ({scale} / torch.sqrt({var} + {epsilon(params)!r}))"
         if op == "channel_bias":  # a per-channel add, plus the bias already there
             return " + ".join(f"{r}.reshape(-1)" for r in ins)
+        if op == "transpose_2d":  # a matmul's weight as F.linear takes it
+            return f"{ins[0]}.t()"
+        if op == "linear":
+            return f"F.linear({ins[0]}, {ins[1]}, {ins[2]})"
         return None
 
     @staticmethod
@@ -286,10 +319,11 @@ def weight_only(graph):
     return fixed
 
 
-def generate(graph, shapes, precompute=False):
+def generate(graph, shapes, precompute=False, codegen=Codegen):
     """forward()'s source and the buffers it reads; with precompute, also precompute()'s source,
-    which returns the weight-only values forward() reads as buffers ({attribute: value})."""
-    gen = Codegen(graph, shapes, weight_only(graph) if precompute else frozenset())
+    which returns the weight-only values forward() reads as buffers ({attribute: value}), and the
+    code generator (its prepacked weights, for the mkldnn layout)."""
+    gen = codegen(graph, shapes, weight_only(graph) if precompute else frozenset())
     for i, source in enumerate(graph.get("inputs", [])):
         gen.var[(source["name"], 0)] = f"x{i}"
     for w in graph.get("weights", []):
@@ -297,14 +331,14 @@ def generate(graph, shapes, precompute=False):
     for node in topological(graph.get("nodes", [])):
         gen.emit(node)
     args = ", ".join(f"x{i}" for i in range(len(graph.get("inputs", []))))
-    outputs = ", ".join(gen.ref(r) for r in graph["outputs"])
+    outputs = ", ".join(gen.output_ref(r) for r in graph["outputs"])
     body = "\n".join("    " + line for line in gen.lines)
     source = f"def forward(self, {args}):\n{body}\n    return ({outputs},)\n"
     if not precompute:
         return source, gen.buffers
     pre_body = "\n".join("    " + line for line in gen.pre_lines + ["pass"])
     values = ", ".join(f"{attr!r}: {var}" for var, attr in gen.computed.items())
-    return source, gen.buffers, f"def precompute(self):\n{pre_body}\n    return {{{values}}}\n"
+    return source, gen.buffers, f"def precompute(self):\n{pre_body}\n    return {{{values}}}\n", gen
 
 
 # ---------------------------------------------------------------- the module
@@ -312,11 +346,16 @@ def generate(graph, shapes, precompute=False):
 class GraphModule(torch.nn.Module):
     """The graph's weights and constants as buffers, its nodes as generated straight-line code."""
 
-    def __init__(self, graph, shapes, dtype, weights=None, seed=1, precompute=False, device=None):
+    def __init__(self, graph, shapes, dtype, weights=None, seed=1, precompute=False, device=None, layout="dense"):
         """weights: {name: values} for weights (else their data, else seeded random values);
-        precompute: compute the weight-only operators once here, not in every forward()."""
+        precompute: compute the weight-only operators once here, not in every forward();
+        layout: "dense", or "mkldnn" (float32 on the CPU, with precompute: mkldnn_codegen.py)."""
         super().__init__()
-        generated = generate(graph, shapes, precompute)
+        codegen = Codegen
+        if layout == "mkldnn":
+            from superopt.mkldnn_codegen import MkldnnCodegen
+            codegen = MkldnnCodegen
+        generated = generate(graph, shapes, precompute, codegen)
         self.source, buffers = generated[0], generated[1]
         self.input_names = [s["name"] for s in graph.get("inputs", [])]
         self.input_shapes = [tuple(s["shape"]) for s in graph.get("inputs", [])]
@@ -342,6 +381,10 @@ class GraphModule(torch.nn.Module):
             with torch.no_grad():
                 for attr, value in namespace["precompute"](self).items():
                     self.register_buffer(attr, value.contiguous())
+                for attr, weight, padding, stride, groups in getattr(generated[3], "prepacked", []):
+                    packed = torch._C._nn.mkldnn_reorder_conv2d_weight(getattr(self, weight).to_mkldnn(), list(padding),
+                                                                      list(stride), [1, 1], groups)
+                    self.register_buffer(attr, packed)
 
     def forward(self, *inputs):
         return self._forward(self, *inputs)

@@ -5,13 +5,15 @@ graph_module writes its forward(). Each rewrite keeps the function exactly (up t
   weight: the convolution with the scaled weight and a bias (fold_bn_weight / fold_bn_bias,
   computed once when the module is made, in its dtype);
 - a per-channel add of a weight after a convolution (its only reader): the convolution's bias;
+- matmul by a weight, then an add of a weight along the last dimension: F.linear (nn.Linear's op);
 - a zero padding before a convolution, or a -inf padding before a max pool (its only reader): the
   operator's own padding (symmetric where it gives the same windows).
 
 The graph arrives as graph_module takes it (superopt's graph JSON layout as a dict, and each node's
 output shapes) and leaves the same way, with these operators graph_module knows beside the
 registry's: conv2d with a third input (its bias) and a `pads` parameter [top, bottom, left,
-right], pool_max with `pads`, fold_bn_weight and fold_bn_bias.
+right], pool_max with `pads`, linear (x, the weight transposed, bias), and the weight-only
+fold_bn_weight, fold_bn_bias, channel_bias and transpose_2d.
 """
 import copy
 
@@ -61,7 +63,7 @@ class _Folder:
 
     def replace(self, old, new):
         """new (a node) takes old's name and place: its readers read new."""
-        del self.by_name[new["name"]]
+        self.by_name.pop(new["name"], None)
         new["name"] = old["name"]
         self.by_name[old["name"]] = new
 
@@ -103,6 +105,26 @@ class _Folder:
             return True
         return False
 
+    def fold_linear(self, node):
+        """matmul(x, W) + b, W and b weights, b along the last dimension: F.linear, as nn.Linear runs."""
+        for i in (0, 1):
+            mm = self.producer(node["inputs"][i], "matmul")
+            other = node["inputs"][1 - i]
+            if mm is None or not self.is_fixed(mm["inputs"][1]) or not self.is_fixed(other):
+                continue
+            w_shape = self.shapes[split_ref(mm["inputs"][1])[0]][split_ref(mm["inputs"][1])[1]]
+            b_shape = self.shapes[split_ref(other)[0]][split_ref(other)[1]]
+            out_shape = self.shapes[mm["name"]][0]
+            if (len(w_shape) != 2 or not b_shape or b_shape[-1] != w_shape[1] or any(d != 1 for d in b_shape[:-1])
+                    or tuple(self.shapes[node["name"]][0]) != tuple(out_shape)):
+                continue
+            w_t = self.new_node("transpose_2d", [mm["inputs"][1]], {}, (w_shape[1], w_shape[0]))
+            bias = self.new_node("channel_bias", [other], {}, (w_shape[1],))
+            del self.by_name[mm["name"]]
+            self.replace(node, {"name": node["name"], "op": "linear", "inputs": [mm["inputs"][0], w_t, bias]})
+            return True
+        return False
+
     def fold_padding(self, node):
         """A zero pad into a convolution, a -inf pad into a max pool, when the op pads nothing itself."""
         pad = self.producer(node["inputs"][0], "pad")
@@ -130,7 +152,7 @@ class _Folder:
             elif node["op"] == "batchnorm":
                 self.fold_batchnorm(node)
             elif node["op"] == "ewadd":
-                self.fold_bias_add(node)
+                self.fold_bias_add(node) or self.fold_linear(node)
         self.graph["nodes"] = topological(list(self.by_name.values()))
         return self.graph, self.shapes
 

@@ -60,7 +60,8 @@ def test_squeezenet1_1():
 def test_transformer_encoder():
     torch.manual_seed(3)
     layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0)
-    optimized_equals_original(torch.nn.TransformerEncoder(layer, num_layers=2), torch.rand(8, 2, 32))
+    optimized = optimized_equals_original(torch.nn.TransformerEncoder(layer, num_layers=2), torch.rand(8, 2, 32))
+    assert "F.linear(" in optimized.source  # matmul by a weight plus its bias, as nn.Linear runs
 
 
 def test_several_inputs_and_outputs():
@@ -92,3 +93,30 @@ def test_refuses_what_it_cannot_represent():
         superopt.torch.optimize(torch.nn.Linear(2, 2), torch.rand(1, 2))
     with pytest.raises(TypeError):
         superopt.torch.optimize(torch.nn.Linear(2, 2).eval(), [1, 2])
+
+
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="PyTorch without oneDNN")
+@pytest.mark.parametrize("name", ["resnet18", "squeezenet1_1"])
+def test_float32_in_the_blocked_layout(name):
+    """layout="mkldnn": convolutions on weights reordered once, relu, adds and pooling in oneDNN's
+    blocked layout (mkldnn_codegen.py); equal to the original within float32 rounding."""
+    torch.manual_seed(5)
+    module = getattr(torchvision.models, name)().eval()
+    example = torch.rand(1, 3, 64, 64)
+    optimized = superopt.torch.optimize(module, example, time_limit=30, layout="mkldnn")
+    assert optimized.layout == "mkldnn" and "torch.mkldnn_convolution(" in optimized.source
+    with torch.no_grad():
+        for x in (example, torch.rand_like(example)):
+            want, got = module(x), optimized(x)
+            assert not got.is_mkldnn and got.shape == want.shape
+            assert relative_error(got, want) <= 1e-4
+    auto = superopt.torch.optimize(module, example, time_limit=30)  # the faster of both, timed
+    assert auto.layout in ("dense", "mkldnn")
+
+
+def test_layout_refused_where_it_cannot_run():
+    module = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3)).double().eval()
+    with pytest.raises(ValueError, match="layout 'mkldnn' needs a float32 module"):
+        superopt.torch.optimize(module, torch.rand(1, 3, 8, 8, dtype=torch.float64), layout="mkldnn")
+    with pytest.raises(ValueError, match="layout must be"):
+        superopt.torch.optimize(module, torch.rand(1, 3, 8, 8, dtype=torch.float64), layout="nchw")
