@@ -133,6 +133,14 @@ def invalid_models():
     model = relu_model(nodes=[helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Relu", ["a"], ["y"])])
     model.graph.value_info.extend([helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 4])])
     save(model, BAD, "onnx_value_info_shape.onnx")
+    # A rank-3 input to a Conv with a rank-4 kernel: libonnx 1.12's shape
+    # inference crashes on it (convPoolShapeInference), so it runs only after
+    # our import, which refuses this (found by onnx_fuzz).
+    x3 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 10])
+    graph = helper.make_graph([helper.make_node("Conv", ["x", "k"], ["y"])], "conv_rank", [x3],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [tensor("k", np.ones((4, 1, 3, 3), np.float32))])
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), BAD, "onnx_conv_rank_mismatch.onnx")
     # An attribute Relu does not have: onnx::checker.
     save(relu_model(nodes=[helper.make_node("Relu", ["x"], ["y"], alpha=0.5)]), BAD, "onnx_unknown_attribute.onnx")
     # An external data location with a NUL after a real file's name: the system

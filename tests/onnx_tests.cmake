@@ -26,6 +26,7 @@ set(onnx_malformed
   onnx_output_shape           "output 'y' is declared 1x4, but computes 1x3$"
   onnx_output_type            "output 'y' is declared INT64, but ours is real"
   onnx_value_info_shape       "not a valid ONNX model \\(shape inference: .*Inferred shape and existing shape differ in dimension 1: \\(3\\) vs \\(4\\)\\)$"
+  onnx_conv_rank_mismatch     "node 'y' \\(Conv, opset 13\\): only 2-D \\(NCHW\\) inputs are supported"
   onnx_unknown_attribute      "not a valid ONNX model \\(onnx::checker: Unrecognized attribute: alpha for operator Relu\\)$"
   # Item 10: the location's NUL and what follows it are shown (the file before it was read).
   onnx_external_nul           "external data location 'onnx_huge_weights\\.bin\\\\x00\\\\x1b.31mred' holds a NUL byte$"

@@ -162,8 +162,9 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
     }
   sort_nodes(g);
   for (const onnx::NodeProto& n : g.node()) check_supported(n, out.opset);
-  check_with_onnx(model, dir);
+  check_with_onnx_checker(model, dir);
   const std::vector<onnx::ValueInfoProto> declared(g.output().begin(), g.output().end());
+  onnx::ModelProto for_inference = inference_copy(model);
   Importer im(out.graph, out.opset);
   for (onnx::TensorProto& t : *g.mutable_initializer()) {
     im.bind(t.name(), {std::nullopt, std::make_shared<const Constant>(read_tensor(t, dir))});
@@ -185,6 +186,7 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
     out.graph.add_output(v->tensor ? *v->tensor : im.weight(v->constant, o.name()));
     out.output_names.push_back(o.name());
   }
+  check_with_onnx_inference(for_inference);
   check_declared_outputs(declared, out.graph);
   fuse_activations(out.graph);
   out.graph.remove_unused();

@@ -155,32 +155,61 @@ void sort_nodes(onnx::GraphProto& g) {
   for (int i : order) g.mutable_node()->AddAllocated(nodes[i]);
 }
 
-void check_with_onnx(onnx::ModelProto& model, const std::string& model_dir) {
+void check_with_onnx_checker(onnx::ModelProto& model, const std::string& model_dir) {
+  // The checker asks every graph output for a shape; ONNX allows leaving them
+  // out (later checkers do too): those are set aside meanwhile.
   onnx::GraphProto& g = *model.mutable_graph();
-  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> declared;
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> declared, shaped;
+  for (const auto& o : g.output())
+    if (!o.type().has_tensor_type() || o.type().tensor_type().has_shape()) *shaped.Add() = o;
   declared.Swap(g.mutable_output());
-  for (const auto& o : declared) g.add_output()->set_name(o.name());  // inference types them
+  g.mutable_output()->Swap(&shaped);
   try {
-    const onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
-    try {
-      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), strict);
-    } catch (const std::exception& e) {
-      throw Error("not a valid ONNX model (shape inference: " + first_line(e.what()) + ")");
-    }
-    google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> shaped;
-    for (const auto& o : g.output())
-      if (o.type().has_tensor_type() && o.type().tensor_type().has_shape()) *shaped.Add() = o;
-    g.mutable_output()->Swap(&shaped);
-    try {
-      run_checker(model, model_dir);
-    } catch (const onnx::checker::ValidationError& e) {
-      throw Error("not a valid ONNX model (onnx::checker: " + first_line(e.what()) + ")");
-    }
-  } catch (...) {
+    run_checker(model, model_dir);
+  } catch (const std::exception& e) {
     g.mutable_output()->Swap(&declared);
-    throw;
+    throw Error("not a valid ONNX model (onnx::checker: " + first_line(e.what()) + ")");
   }
   g.mutable_output()->Swap(&declared);
+}
+
+onnx::ModelProto inference_copy(const onnx::ModelProto& model) {
+  onnx::ModelProto copy;
+  copy.set_ir_version(model.ir_version());
+  *copy.mutable_opset_import() = model.opset_import();
+  *copy.mutable_functions() = model.functions();
+  const onnx::GraphProto& g = model.graph();
+  onnx::GraphProto& c = *copy.mutable_graph();
+  c.set_name(g.name());
+  *c.mutable_node() = g.node();
+  *c.mutable_input() = g.input();
+  *c.mutable_value_info() = g.value_info();
+  // Outputs untyped: inference types them, check_declared_outputs compares.
+  for (const auto& o : g.output()) c.add_output()->set_name(o.name());
+  for (const onnx::TensorProto& t : g.initializer()) {
+    // Inference reads the values of small tensors (shapes, axes, scales); the
+    // weights' are left out, so that the copy costs little.
+    const size_t bytes = t.raw_data().size() + 4 * size_t(t.float_data_size() + t.int32_data_size()) +
+                         8 * size_t(t.double_data_size() + t.int64_data_size() + t.uint64_data_size());
+    if (bytes <= kInferenceDataBytes) {
+      *c.add_initializer() = t;
+      continue;
+    }
+    onnx::TensorProto& k = *c.add_initializer();
+    k.set_name(t.name());
+    k.set_data_type(t.data_type());
+    *k.mutable_dims() = t.dims();
+  }
+  return copy;
+}
+
+void check_with_onnx_inference(onnx::ModelProto& copy) {
+  const onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
+  try {
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), strict);
+  } catch (const std::exception& e) {
+    throw Error("not a valid ONNX model (shape inference: " + first_line(e.what()) + ")");
+  }
 }
 
 void check_declared_outputs(const std::vector<onnx::ValueInfoProto>& declared, const Graph& graph) {

@@ -1,13 +1,14 @@
-// What makes an ONNX model invalid, refused before anything is imported (issue
-// 37, item 6): names given twice (two nodes writing one value, two initializers
-// or two inputs of one name, an input an initializer shadows with another shape),
-// then onnx::checker and ONNX's shape inference in strict mode; and, after the
-// import, the graph outputs' declared shapes and element types against ours.
+// What makes an ONNX model invalid (issue 37, item 6): names given twice (two
+// nodes writing one value, two initializers or two inputs of one name, an input
+// an initializer shadows with another shape) and onnx::checker, before anything
+// is imported; ONNX's shape inference in strict mode and the graph outputs'
+// declared shapes and element types against ours, after the import.
 // Internal to runtime/formats.
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,23 @@ void check_unique_names(const onnx::GraphProto& g);
 // accepts any order. Throws Error on a cycle or a value nothing gives.
 void sort_nodes(onnx::GraphProto& g);
 
-// onnx::checker and strict shape inference (node-level inference errors and
-// inferred types that contradict declared ones are errors) on a model whose nodes
-// are sorted; external data is looked for in `model_dir`. The graph outputs'
-// declared types are set aside meanwhile (check_declared_outputs names a
-// mismatch better than ONNX does) and outputs left without a shape are not
-// asked for one. Throws Error with ONNX's first line.
-void check_with_onnx(onnx::ModelProto& model, const std::string& model_dir);
+// onnx::checker on a model whose nodes are sorted; external data is looked for
+// in `model_dir`. Graph outputs without a shape are not asked for one (ONNX
+// allows them). Throws Error with ONNX's first line.
+void check_with_onnx_checker(onnx::ModelProto& model, const std::string& model_dir);
+
+// What ONNX's shape inference needs of a model, taken before the import
+// releases the weights' data: initializers over kInferenceDataBytes without
+// their values, the outputs untyped.
+inline constexpr size_t kInferenceDataBytes = size_t(1) << 20;
+onnx::ModelProto inference_copy(const onnx::ModelProto& model);
+
+// ONNX's shape inference in strict mode (node-level errors, inferred types and
+// shapes that contradict declared ones) on an inference_copy. Run after our
+// import has succeeded: libonnx 1.12's inference functions trust what the
+// checker cannot see (Conv's with a rank-3 input and a rank-4 kernel crashed
+// in convPoolShapeInference), our mappers' shape checks come first.
+void check_with_onnx_inference(onnx::ModelProto& copy);
 
 // Each declared output's element type is real and its static dimensions are
 // ours: throws Error naming the output, the declared and the computed shape.
