@@ -37,8 +37,8 @@ set(onnx_malformed
   onnx_conv_dilations_2p32    "attribute 'dilations' value 4294967297 is out of range"
   onnx_pool_kernel_2p32       "node 'y' \\(MaxPool, opset 13\\): attribute 'kernel_shape' value 4294967298 is out of range"
   onnx_input_dim_2p32         "dimension 4294967300 is out of range"
-  onnx_range_2p40             "node 'r' \\(Range, opset 13\\): a range of 1099511627776 values is beyond a 32-bit dimension"
-  onnx_range_nan              "node 'r' \\(Range, opset 13\\): a range of nan values is beyond a 32-bit dimension"
+  onnx_range_2p40             "node 'r' \\(Range, opset 13\\): a range of 1099511627776 values is over the 16777216 folded at import"
+  onnx_range_nan              "node 'r' \\(Range, opset 13\\): a range of nan values is over the 16777216 folded at import"
   onnx_pad_2p32               "node 'y' \\(Pad, opset 13\\): Pad's pads value 4294967297 is out of range"
 )
 set(onnx_out ${CMAKE_CURRENT_BINARY_DIR}/onnx)

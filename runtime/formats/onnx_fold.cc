@@ -223,6 +223,9 @@ void fold_div(Importer& im, const NodeProto& n) {
           }));
 }
 
+// The most values a Range folded at import may have.
+constexpr int64_t kMaxRangeValues = int64_t{1} << 24;
+
 // A double as its shortest exact text (1099511627776, 1e+300, nan).
 std::string number_text(double v) {
   char text[32];
@@ -233,11 +236,13 @@ std::string number_text(double v) {
 void fold_range(Importer& im, const NodeProto& n) {
   const Constant &start = need(im, n, 0), &limit = need(im, n, 1), &delta = need(im, n, 2);
   if (delta.at(0) == 0) throw Error("delta is zero");
-  // In double first: a count beyond int64 (or NaN) would not convert, and one
-  // beyond a 32-bit dimension could not be a tensor of ours anyway.
+  // In double first: a count beyond int64 (or NaN) would not convert. A range
+  // is positions or indices: far fewer values than a tensor may hold, and each
+  // is made here one by one.
   const double steps = std::ceil((limit.at(0) - start.at(0)) / delta.at(0));
-  if (!(steps <= std::numeric_limits<int32_t>::max()))
-    throw Error("a range of " + number_text(steps) + " values is beyond a 32-bit dimension");
+  if (!(steps <= kMaxRangeValues))
+    throw Error("a range of " + number_text(steps) + " values is over the " +
+                std::to_string(kMaxRangeValues) + " folded at import");
   const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
   Constant out;
   out.dims = {count};
