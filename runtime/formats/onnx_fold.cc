@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 
 #include "runtime/core/error.h"
 #include "runtime/formats/onnx_importer.h"
