@@ -69,7 +69,9 @@ class _Folder:
 
     def conv_reading_weight(self, ref):
         conv = self.producer(ref, "conv2d")
-        if conv is None or not self.is_fixed(conv["inputs"][1]) or conv.get("params", {}).get("activation", "none") != "none":
+        if conv is None or not self.is_fixed(conv["inputs"][1]):
+            return None
+        if conv.get("params", {}).get("activation", "none") != "none":  # the fold goes before the relu
             return None
         return conv
 

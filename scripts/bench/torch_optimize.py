@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""superopt.torch.optimize against PyTorch: a torchvision model (random weights, eval, float32),
+"""superopt.torch.optimize against PyTorch: a torchvision model or a TransformerEncoder (random
+weights, eval, float32),
 its optimized module, the original in eager mode and its TorchScript-frozen form, at 1 and 2
 threads, timed interleaved (one run of each form a round) and reported as medians; then the
 overhead of a call into the extension beside the same work through the command line.
 
   PYTHONPATH=build/python /usr/bin/python3 scripts/bench/torch_optimize.py [--model resnet18]
-      [--size 224] [--rounds 50] [--threads 1 2] [--cost analytic:h100] [--time-limit 60] [--json]
+      [--size 224] [--rounds 50] [--threads 1 2] [--cost analytic:h100] [--time-limit 60]
+      [--layout auto] [--json]
+
+--model: a torchvision model name, or "transformer" (nn.TransformerEncoder, d_model 256, 4 heads,
+feed-forward 1024, 2 layers, on a 64x1x256 sequence; --size is then the sequence length).
 
 Needs the package (PYTHONPATH=build/python or an installed copy) and the superopt binary
 (build/superopt, or --superopt BIN) for the overhead comparison.
@@ -77,6 +82,13 @@ def call_overhead(binary, rules):
     return {k: statistics.median(v) for k, v in rows.items()}
 
 
+def model_and_input(name, size):
+    if name == "transformer":
+        layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, dropout=0.0)
+        return torch.nn.TransformerEncoder(layer, num_layers=2).eval(), torch.rand(size if size != 224 else 64, 1, 256)
+    return getattr(torchvision.models, name)().eval(), torch.rand(1, 3, size, size)
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="resnet18", help="a torchvision model (default resnet18)")
@@ -85,14 +97,15 @@ def main(argv):
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--cost", default="analytic:h100", help="superopt's cost model (default analytic:h100)")
     p.add_argument("--time-limit", type=float, default=60)
+    p.add_argument("--layout", default="auto", help="superopt.torch.optimize's layout= (default auto)")
     p.add_argument("--superopt", default=os.path.join(REPO, "build", "superopt"))
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     torch.manual_seed(0)
-    module = getattr(torchvision.models, args.model)().eval()
-    example = torch.rand(1, 3, args.size, args.size)
+    module, example = model_and_input(args.model, args.size)
     t0 = time.perf_counter()
-    optimized = superopt.torch.optimize(module, example, cost=args.cost, time_limit=args.time_limit)
+    optimized = superopt.torch.optimize(module, example, cost=args.cost, time_limit=args.time_limit,
+                                        layout=args.layout)
     optimize_s = time.perf_counter() - t0
     with torch.inference_mode():
         error = float((optimized(example) - module(example)).abs().max() / module(example).abs().max())
@@ -108,11 +121,12 @@ def main(argv):
                "cost_model": r.report["cost_model"], "cost_before_ms": r.cost_before_ms,
                "cost_after_ms": r.cost_after_ms, "applications": len(r.rule_sequence),
                "rules_applied": r.rules_applied, "optimize_s": optimize_s, "float32_relative_error": error,
-               "rows": rows, "overhead_ms": overhead}
+               "layout": optimized.layout, "rows": rows, "overhead_ms": overhead}
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"{args.model} 1x3x{args.size}x{args.size}, float32, PyTorch {torch.__version__}; optimized in "
+    print(f"{args.model} {'x'.join(map(str, example.shape))}, float32, PyTorch {torch.__version__}, "
+          f"module layout {optimized.layout}; optimized in "
           f"{optimize_s:.1f} s ({r.report['cost_model']}: {r.cost_before_ms:.3f} -> {r.cost_after_ms:.3f} ms, "
           f"{len(r.rule_sequence)} applications); float32 relative error {error:.1e}")
     print(f"{'threads':>7}  {'eager ms':>10}  {'frozen ms':>10}  {'superopt ms':>11}  vs eager  vs frozen")
