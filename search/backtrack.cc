@@ -125,7 +125,9 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
                                   const SearchLimits& limits) {
   auto start = std::make_shared<const Graph>(g);
   Candidate best{start, graph_cost_ms(g, cost), nullptr};
-  SearchOutcome out{g, best.cost_ms, best.cost_ms, 0, false, {}};
+  SearchOutcome out;
+  out.best = g;
+  out.start_cost_ms = out.best_cost_ms = best.cost_ms;
   bool dropped = false;                    // a graph fell off the end of a full queue
   std::multimap<double, Candidate> queue;  // cheapest first
   SeenGraphs seen;
