@@ -101,6 +101,7 @@ class Codegen:
         # Weight-only operators (fixed): written into precompute() instead, run once when the
         # module is made; what forward() reads of them becomes a buffer (computed: var -> attribute).
         self.fixed, self.pre_lines, self.computed, self.in_fixed = fixed, [], {}, False
+        self.scalars = []  # (attribute, buffer): layer_norm's eps
         self.uses, self.made_by = {}, {n["name"]: n["op"] for n in graph.get("nodes", [])}
         for r in [r for n in graph.get("nodes", []) for r in n.get("inputs", [])] + list(graph["outputs"]):
             self.uses[split_ref(r)] = self.uses.get(split_ref(r), 0) + 1
@@ -108,7 +109,7 @@ class Codegen:
     # Operators whose output is a new tensor (not a view of an input): what only one operator
     # reads can be overwritten in place, as eager PyTorch's relu(inplace=True) and += do.
     FRESH = frozenset({"conv2d", "ewadd", "ewmul", "ewsub", "ewdiv", "matmul", "batchnorm", "pool_max",
-                       "pool_avg", "concat", "relu", "sigmoid", "tanh", "linear"})
+                       "pool_avg", "concat", "relu", "sigmoid", "tanh", "linear", "layer_norm"})
 
     def overwritable(self, r):
         name, port = split_ref(r)
@@ -135,6 +136,14 @@ class Codegen:
         if v not in self.computed:
             self.computed[v] = f"c{len(self.computed)}"
         return f"self.{self.computed[v]}"
+
+    def scalar(self, ref):
+        """An attribute holding a one-element weight's value as a Python float (set when the module is made)."""
+        if not ref.startswith("self."):
+            raise GraphModuleError(f"{ref}: a scalar computed in forward()")
+        attr = f"s{len(self.scalars)}"
+        self.scalars.append((attr, ref[len("self."):]))
+        return f"self.{attr}"
 
     def output_ref(self, r):
         """What forward() returns for a graph output."""
@@ -185,6 +194,10 @@ class Codegen:
         if op == "batchnorm":
             x, scale, bias, mean, var = ins
             return f"F.batch_norm({x}, {mean}, {var}, {scale}, {bias}, False, 0.0, {epsilon(params)!r})"
+        if op == "layer_norm":  # eps: a one-element weight, read once as a float when the module is made
+            x, gamma, beta, eps = ins
+            size = int(self.shape_of(node["inputs"][0])[-1])
+            return f"F.layer_norm({x}, ({size},), {gamma}.reshape(-1), {beta}.reshape(-1), {self.scalar(eps)})"
         folded = self.folded_op(op, params, ins)
         if folded is not None:
             return folded
@@ -218,6 +231,7 @@ class Codegen:
             return f"{ins[0]}.t()"
         if op == "linear":
             return f"F.linear({ins[0]}, {ins[1]}, {ins[2]})"
+
         return None
 
     @staticmethod
@@ -381,6 +395,8 @@ class GraphModule(torch.nn.Module):
             with torch.no_grad():
                 for attr, value in namespace["precompute"](self).items():
                     self.register_buffer(attr, value.contiguous())
+                for attr, weight in generated[3].scalars:
+                    setattr(self, attr, float(getattr(self, weight).reshape(())))
                 for attr, weight, padding, stride, groups in getattr(generated[3], "prepacked", []):
                     packed = torch._C._nn.mkldnn_reorder_conv2d_weight(getattr(self, weight).to_mkldnn(), list(padding),
                                                                       list(stride), [1, 1], groups)

@@ -6,6 +6,8 @@ graph_module writes its forward(). Each rewrite keeps the function exactly (up t
   computed once when the module is made, in its dtype);
 - a per-channel add of a weight after a convolution (its only reader): the convolution's bias;
 - matmul by a weight, then an add of a weight along the last dimension: F.linear (nn.Linear's op);
+- layer norm spelled out over the last axis (mean, subtract, square, mean, add eps, sqrt, divide,
+  scale, shift; weights for the affine and eps): F.layer_norm;
 - a zero padding before a convolution, or a -inf padding before a max pool (its only reader): the
   operator's own padding (symmetric where it gives the same windows).
 
@@ -16,6 +18,7 @@ right], pool_max with `pads`, linear (x, the weight transposed, bias), and the w
 fold_bn_weight, fold_bn_bias, channel_bias and transpose_2d.
 """
 import copy
+import math
 
 from superopt.graph_module import split_ref, topological, weight_only
 
@@ -127,6 +130,54 @@ class _Folder:
             return True
         return False
 
+    def operand(self, node, op, fixed_other=False):
+        """(the `op` node read by node, node's other input) where the op is read only by node (and,
+        with fixed_other, the other input is weight-only), else (None, None)."""
+        for i in (0, 1):
+            made = self.producer(node["inputs"][i], op)
+            other = node["inputs"][1 - i]
+            if made is not None and (not fixed_other or self.is_fixed(other)):
+                return made, other
+        return None, None
+
+    def last_axis_mean(self, ref, of=None):
+        mean = self.producer(ref, "reduce_mean")
+        if mean is None or (of is not None and mean["inputs"][0] != of):
+            return None
+        rank = len(self.shapes[split_ref(mean["inputs"][0])[0]][split_ref(mean["inputs"][0])[1]])
+        return mean if [a % rank for a in mean.get("params", {}).get("axes", [])] == [rank - 1] else None
+
+    def fold_layer_norm(self, node):
+        """(x - mean) / sqrt(mean((x - mean)^2) + eps) * gamma + beta over the last axis, as the
+        ONNX exporter spells nn.LayerNorm out: F.layer_norm (eps a one-element weight)."""
+        scaled, beta = self.operand(node, "ewmul", fixed_other=True)
+        if scaled is None:
+            return False
+        div, gamma = self.operand(scaled, "ewdiv", fixed_other=True)
+        if div is None or not self.is_fixed(gamma):
+            return False
+        centred_ref, root_ref = div["inputs"]
+        root = self.producer(root_ref, "sqrt")
+        plus = root and self.producer(root["inputs"][0], "ewadd")
+        var, eps = self.operand(plus, "reduce_mean", fixed_other=True) if plus else (None, None)
+        centred = self.by_name.get(split_ref(centred_ref)[0])
+        if var is None or centred is None or centred["op"] != "ewsub" or self.users.get(centred["name"]) != 3:
+            return False
+        square = self.producer(var["inputs"][0], "ewmul")
+        if square is None or square["inputs"] != [centred_ref, centred_ref] or not self.last_axis_mean(var["name"] + ":0"):
+            return False
+        x = centred["inputs"][0]
+        if self.last_axis_mean(centred["inputs"][1], of=x) is None:
+            return False
+        shape = self.shapes[split_ref(x)[0]][split_ref(x)[1]]
+        sizes = [self.shapes[split_ref(r)[0]][split_ref(r)[1]] for r in (gamma, beta, eps)]
+        if any(math.prod(t) != n for t, n in zip(sizes, (shape[-1], shape[-1], 1))):
+            return False
+        for gone in (scaled, div, root, plus, var, square, centred, self.by_name[split_ref(centred["inputs"][1])[0]]):
+            self.by_name.pop(gone["name"], None)
+        self.replace(node, {"name": node["name"], "op": "layer_norm", "inputs": [x, gamma, beta, eps]})
+        return True
+
     def fold_padding(self, node):
         """A zero pad into a convolution, a -inf pad into a max pool, when the op pads nothing itself."""
         pad = self.producer(node["inputs"][0], "pad")
@@ -154,7 +205,7 @@ class _Folder:
             elif node["op"] == "batchnorm":
                 self.fold_batchnorm(node)
             elif node["op"] == "ewadd":
-                self.fold_bias_add(node) or self.fold_linear(node)
+                self.fold_bias_add(node) or self.fold_linear(node) or self.fold_layer_norm(node)
         self.graph["nodes"] = topological(list(self.by_name.values()))
         return self.graph, self.shapes
 

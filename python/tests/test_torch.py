@@ -62,6 +62,7 @@ def test_transformer_encoder():
     layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0)
     optimized = optimized_equals_original(torch.nn.TransformerEncoder(layer, num_layers=2), torch.rand(8, 2, 32))
     assert "F.linear(" in optimized.source  # matmul by a weight plus its bias, as nn.Linear runs
+    assert "F.layer_norm(" in optimized.source and ".mean(" not in optimized.source  # layer norm spelled out
 
 
 def test_several_inputs_and_outputs():
