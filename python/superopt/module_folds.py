@@ -164,7 +164,9 @@ class _Folder:
         if var is None or centred is None or centred["op"] != "ewsub" or self.users.get(centred["name"]) != 3:
             return False
         square = self.producer(var["inputs"][0], "ewmul")
-        if square is None or square["inputs"] != [centred_ref, centred_ref] or not self.last_axis_mean(var["name"] + ":0"):
+        if square is None or square["inputs"] != [centred_ref, centred_ref]:
+            return False
+        if self.last_axis_mean(var["name"] + ":0") is None:
             return False
         x = centred["inputs"][0]
         if self.last_axis_mean(centred["inputs"][1], of=x) is None:
