@@ -179,6 +179,10 @@ std::shared_ptr<GraphHandle> without_weight_data(const GraphHandle& h) {
 
 void bind_graph(py::module_& m) {
   py::class_<GraphHandle, std::shared_ptr<GraphHandle>>(m, "GraphHandle")
+      // Nothing changes a handle's graph once made: a copy (copy.deepcopy of a
+      // module holding a result) shares it.
+      .def("__copy__", [](const std::shared_ptr<GraphHandle>& h) { return h; })
+      .def("__deepcopy__", [](const std::shared_ptr<GraphHandle>& h, const py::dict&) { return h; })
       .def_readonly("name", &GraphHandle::name)
       .def_readonly("source", &GraphHandle::source)
       .def_readonly("output_names", &GraphHandle::output_names)

@@ -397,10 +397,28 @@ class GraphModule(torch.nn.Module):
                     self.register_buffer(attr, value.contiguous())
                 for attr, weight in generated[3].scalars:
                     setattr(self, attr, float(getattr(self, weight).reshape(())))
-                for attr, weight, padding, stride, groups in getattr(generated[3], "prepacked", []):
-                    packed = torch._C._nn.mkldnn_reorder_conv2d_weight(getattr(self, weight).to_mkldnn(), list(padding),
-                                                                      list(stride), [1, 1], groups)
-                    self.register_buffer(attr, packed)
+        self._prepacked = list(getattr(generated[3], "prepacked", [])) if precompute else []
+        self._pack()
+
+    def _pack(self):
+        """The blocked layout's convolution weights, reordered from their dense buffers: plain
+        attributes, not buffers (oneDNN's tensors have no storage to save or copy), made again when
+        the module is copied or unpickled."""
+        with torch.no_grad():
+            for attr, weight, padding, stride, groups in self._prepacked:
+                packed = torch._C._nn.mkldnn_reorder_conv2d_weight(getattr(self, weight).to_mkldnn(), list(padding),
+                                                                  list(stride), [1, 1], groups)
+                object.__setattr__(self, attr, packed)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for attr, *_ in self._prepacked:
+            state.pop(attr, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._pack()
 
     def forward(self, *inputs):
         return self._forward(self, *inputs)
