@@ -236,7 +236,7 @@ def optimize(graph, rules=None, cost="analytic:h100", search="backtracking", tim
 
     The result (OptimizeResult): graph (the optimized Graph), cost_before_ms, cost_after_ms,
     speedup, rules_applied ({rule label: net applications}), rule_sequence (every application
-    in order), check ({passed, max_relative_error, cut_short, inconclusive, how}), phase_seconds
+    in order), check ({passed, status: passed, failed or not checked, max_relative_error, cut_short, inconclusive, how}), phase_seconds
     ({load, preprocess, split, search, check}), suspect_rules, and report: the whole object
     `superopt optimize --json` prints.
 
