@@ -125,9 +125,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
                                   const SearchLimits& limits) {
   auto start = std::make_shared<const Graph>(g);
   Candidate best{start, graph_cost_ms(g, cost), nullptr};
-  SearchOutcome out;
-  out.best = g;
-  out.start_cost_ms = out.best_cost_ms = best.cost_ms;
+  SearchOutcome out = SearchOutcome::start_at(g, best.cost_ms);
   bool dropped = false;                    // a graph fell off the end of a full queue
   std::multimap<double, Candidate> queue;  // cheapest first
   SeenGraphs seen;

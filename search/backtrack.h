@@ -69,6 +69,13 @@ struct Alternative {
 };
 
 struct SearchOutcome {
+  // The outcome before any search: g itself, at cost_ms.
+  static SearchOutcome start_at(const Graph& g, double cost_ms) {
+    SearchOutcome o;
+    o.best = g;
+    o.start_cost_ms = o.best_cost_ms = cost_ms;
+    return o;
+  }
   Graph best;
   double start_cost_ms = 0;
   double best_cost_ms = 0;

@@ -23,7 +23,7 @@ class ExactSearch {
   SearchOutcome run(const Graph& g) {
     auto start = std::make_shared<const Graph>(g);
     double c = graph_cost_ms(g, cost_);
-    out_ = SearchOutcome{g, c, c, 0, false, {}};
+    out_ = SearchOutcome::start_at(g, c);
     best_graph_ = start;
     Labels labels = initial_labels(g);
     if (limits_.max_length > 0) visit(start, labels, nullptr, all_substitutions(g, rules_, labels), 0);

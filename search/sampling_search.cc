@@ -55,7 +55,7 @@ class Sampler {
     root->graph = start_;
     root->cost = graph_cost_ms(g, cost_);
     root->labels = std::make_shared<const Labels>(initial_labels(g));
-    out_ = SearchOutcome{g, root->cost, root->cost, 0, false, {}};
+    out_ = SearchOutcome::start_at(g, root->cost);
     best_ = root;
     Sequences level{root};  // P_{k-1}
     while (!level.empty() && !stopped_) level = next_level(level);
