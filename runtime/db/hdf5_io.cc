@@ -263,12 +263,15 @@ void Reader::fixed_strings(const Item& item, hid_t type, std::vector<std::string
 
 size_t Reader::rows_in_memory(const Item& item, size_t bytes_each) const {
   size_t n = count(item);
-  const int64_t budget = memory_budget_bytes();
+  // Not the tensor budget alone: `optimize --max-memory 2M` bounds the search's
+  // graph copies, and the rule database it reads is still read.
+  const int64_t budget = std::max(memory_budget_bytes(), default_memory_budget_bytes());
   if (n > 0 && bytes_each > size_t(budget) / n)
     fail("/" + item.name + " has " + std::to_string(n) + " entries, " +
          (n > size_t(INT64_MAX) / bytes_each ? std::string("more than 9.2 EB")
                                              : bytes_text(int64_t(n * bytes_each))) +
-         " in memory, over the memory budget of " + bytes_text(budget) + " (--max-memory)");
+         " in memory, over the " + bytes_text(budget) +
+         " a file's data may take (3/4 of this machine's memory, or --max-memory if larger)");
   return n;
 }
 

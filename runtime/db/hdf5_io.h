@@ -108,8 +108,9 @@ class Reader {
   }
   void expect_length(const Item& item, size_t got, const std::string& other, size_t expected) const;
   // count(item), refused with the file, the dataset and the size when that many
-  // elements of `bytes_each` in memory are over the memory budget
-  // (runtime/core/memory_budget.h): a 2^40-row dataset was a bare "out of memory".
+  // elements of `bytes_each` in memory are over the larger of the memory budget
+  // and its default (runtime/core/memory_budget.h: --max-memory bounds tensors,
+  // not a file's data): a 2^40-row dataset was a bare "out of memory".
   size_t rows_in_memory(const Item& item, size_t bytes_each) const;
 
  private:
