@@ -11,6 +11,7 @@
 
 #include "enum/shard_exchange.h"
 #include "runtime/core/error.h"
+#include "runtime/core/memory_budget.h"
 
 namespace superopt::enumeration {
 namespace {
@@ -92,7 +93,7 @@ struct RunReader {
 }  // namespace
 
 RecordStore::RecordStore(int64_t memory_bytes, const std::string& scratch_dir, int rank)
-    : limit_bytes_(memory_bytes) {
+    : limit_bytes_(memory_bytes), rank_(rank) {
   if (limit_bytes_ <= 0) return;
   fs::path dir = fs::path(scratch_dir) / ("rank-" + std::to_string(rank));
   check_writable(dir);
@@ -129,8 +130,26 @@ void RecordStore::add(std::string_view records) {
         capacity + kIndexBytesPerRecord * static_cast<int64_t>(buffered_records_ + n) > limit_bytes_;
     if ((over_bytes || over_index) && buffered_records_ > 0) spill();
   }
+  if (limit_bytes_ == 0) refuse_over_budget(n, records.size());
   buffer_.append(records);
   buffered_records_ += n;
+}
+
+void RecordStore::refuse_over_budget(uint64_t more_records, size_t more_bytes) const {
+  // Unbounded, the records would grow until the kernel kills the rank
+  // (`--max-ops 8`): the memory budget ends the run with one line instead.
+  const uint64_t records = buffered_records_ + more_records;
+  const int64_t held = static_cast<int64_t>(buffer_.size() + more_bytes) +
+                       kIndexBytesPerRecord * static_cast<int64_t>(records);
+  try {
+    check_memory_budget(held, "rank " + std::to_string(rank_) + "'s record store (" +
+                                  std::to_string(records) +
+                                  " graph records in memory: no --memory-per-rank)");
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) +
+                ": fewer operators, more ranks, or --memory-per-rank with --scratch to spill sorted runs "
+                "to disk (scripts/bench/project-5ops.sh projects a run's size)");
+  }
 }
 
 void RecordStore::spill() {

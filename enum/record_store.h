@@ -19,7 +19,8 @@ constexpr int64_t kIndexBytesPerRecord = 24;
 
 class RecordStore {
  public:
-  // `memory_bytes` 0: everything stays in memory. Otherwise records and their
+  // `memory_bytes` 0: everything stays in memory, up to the memory budget
+  // (runtime/core/memory_budget.h: Error beyond it). Otherwise records and their
   // sort index use at most that much before a sorted run goes to
   // `scratch_dir`/rank-R/ (created here; Error if it cannot be written).
   RecordStore(int64_t memory_bytes, const std::string& scratch_dir, int rank);
@@ -51,10 +52,12 @@ class RecordStore {
 
  private:
   void spill();
+  void refuse_over_budget(uint64_t more_records, size_t more_bytes) const;
   void visit_in_memory(const ClassVisitor& visit, const Progress& progress);
   void merge_runs(const ClassVisitor& visit, const Progress& progress);
 
   int64_t limit_bytes_;
+  int rank_;
   std::string dir_;
   std::string buffer_;
   uint64_t buffered_records_ = 0;

@@ -199,6 +199,15 @@ superopt_cli_test(enumerate_no_max_ops 2 "max-ops.*required" ONE_LINE
                   COMMAND ${superopt_bin} enumerate --opset ${small_opset})
 superopt_cli_test(enumerate_bad_max_ops 2 "--max-ops: expected an integer from 1 to 8, got .9." ONE_LINE
                   COMMAND ${superopt_bin} enumerate --max-ops 9 --opset ${small_opset} --out ${enum_dir}/x.h5)
+# Records held in memory (no --memory-per-rank) stop at the memory budget with
+# one line, not at the kernel's kill (issue 37: --max-ops 8 grew until then);
+# with --memory-per-rank they spill and the run ends.
+superopt_cli_test(enumerate_over_memory_budget 2
+                  "record store \\(1[0-9]+ graph records in memory: no --memory-per-rank\\) needs .*over the memory budget of .*--memory-per-rank" ONE_LINE
+                  COMMAND ${superopt_bin} enumerate --max-ops 3 --opset ${small_opset} --max-memory 64K --out ${enum_dir}/over.h5 --force)
+superopt_cli_test(enumerate_spills_under_memory_budget 0 "" STDOUT "spilled to scratch: +[1-9]"
+                  COMMAND ${superopt_bin} enumerate --max-ops 3 --opset ${small_opset} --max-memory 64K --memory-per-rank 1M
+                          --out ${enum_dir}/spilled.h5 --force)
 superopt_cli_test(enumerate_bad_flag 2 "unrecognised option|unrecognized option" ONE_LINE
                   COMMAND ${superopt_bin} enumerate --max-ops 2 --frobnicate)
 add_test(NAME cli_enumerate_checkpoint_of_other_run
