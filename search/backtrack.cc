@@ -139,8 +139,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
   Cheapest cheapest(size_t(std::max(limits.alternatives, 0)) + 1);  // the best may be one of them
   // Every graph that entered the queue stays in `seen`: what the search holds.
   out.held_bytes = graph_copy_bytes(g);
-  while (!queue.empty() && out.explored < limits.budget && Clock::now() < limits.deadline &&
-         !stop_requested(limits.stop) && !out.memory_full) {
+  while (!queue.empty() && out.explored < limits.budget && !limits.deadline.passed() && !out.memory_full) {
     Candidate current = queue.begin()->second;
     queue.erase(queue.begin());
     ++out.explored;
@@ -148,7 +147,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
     for_each_occurrence(*current.graph, rules, [&](const DirectedRule& rule, const Match& m) {
       // Stopped from outside: the rest of this expansion is skipped too (its
       // result is dropped), so that a whole-graph expansion ends at once.
-      if (out.memory_full || stop_requested(limits.stop)) return;
+      if (out.memory_full || stop_requested(limits.deadline.stop)) return;
       // Most applications are pruned, or would fall off the end of a full queue:
       // cost them before copying the graph.
       if (std::optional<double> c = estimate(rule, m)) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -14,22 +13,16 @@
 #include "runtime/cost/cost_model.h"
 #include "runtime/rewrite/rewrite.h"
 #include "runtime/rewrite/rule_index.h"
+#include "search/deadline.h"
 
 namespace superopt::search {
 
 using Clock = std::chrono::steady_clock;
 
-// SearchOptions::stop_requested: set from another thread to stop a search as
-// its deadline does; null: never.
-inline bool stop_requested(const std::atomic<bool>* stop) {
-  return stop != nullptr && stop->load(std::memory_order_relaxed);
-}
-
 struct SearchLimits {
   double alpha = 1.05;
   int64_t budget = 1000;
-  Clock::time_point deadline = Clock::time_point::max();
-  const std::atomic<bool>* stop = nullptr;  // stop_requested(): as the deadline
+  Deadline deadline;  // a time point, and the stop flag
   int max_queue = 256;
   // The graph copies one search may hold (graph_bytes.h): at this many bytes it
   // stops exploring, as at the deadline, and keeps the best graph found.

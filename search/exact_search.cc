@@ -38,7 +38,7 @@ class ExactSearch {
   // each of g's substitutions `subs` allowed, depth-first.
   void visit(const std::shared_ptr<const Graph>& g, const Labels& labels, const Substitution* last,
              const std::vector<Substitution>& subs, int depth) {
-    if (out_.explored >= limits_.budget || Clock::now() >= limits_.deadline || stop_requested(limits_.stop)) {
+    if (out_.explored >= limits_.budget || limits_.deadline.passed()) {
       stopped_ = true;
       return;
     }

@@ -3,7 +3,6 @@
 // every output; large models run at a reduced spatial size.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "runtime/core/graph.h"
 #include "runtime/core/tensor.h"
+#include "search/deadline.h"
 #include "search/search.h"
 
 namespace superopt::search {
@@ -24,21 +24,6 @@ int64_t graph_flops(const Graph& g);
 // The graph with new shapes for some inputs (by name), rebuilt with shapes
 // re-inferred; throws Error when a node no longer fits.
 Graph with_input_shapes(const Graph& g, const std::vector<std::pair<std::string, Shape>>& shapes);
-
-// When the check stops: a time point, or earlier when `stop` is set from
-// another thread (SearchOptions::stop_requested). Made from a time point alone.
-struct Deadline {
-  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
-  const std::atomic<bool>* stop = nullptr;
-  Deadline(std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max(),
-           const std::atomic<bool>* stop = nullptr)
-      : at(at), stop(stop) {}
-  static Deadline max() { return {}; }
-  bool passed() const {
-    return std::chrono::steady_clock::now() >= at ||
-           (stop != nullptr && stop->load(std::memory_order_relaxed));
-  }
-};
 
 // The graphs the check runs: both at full size, or when before's FLOPs exceed
 // flops_limit, with the spatial dims of their rank-4 inputs halved until under

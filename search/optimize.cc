@@ -98,8 +98,7 @@ search::SearchLimits search_limits(const SearchOptions& options) {
     limits.budget = std::numeric_limits<int64_t>::max() / 128;  // the split takes percentages of it
     limits.max_queue = std::numeric_limits<int>::max();
   }
-  limits.deadline = deadline(options);
-  limits.stop = options.stop_requested;
+  limits.deadline = {deadline(options), options.stop_requested};
   limits.max_held_bytes = memory_budget_bytes();  // the search's graph copies (graph_bytes.h)
   limits.alternatives = options.alternatives;
   return limits;
@@ -111,8 +110,7 @@ search::SequenceLimits sequence_limits(const SearchOptions& options) {
   limits.sample_size = options.sample_size;
   limits.eta = options.eta;
   limits.budget = options.budget;
-  limits.deadline = deadline(options);
-  limits.stop = options.stop_requested;
+  limits.deadline = {deadline(options), options.stop_requested};
   return limits;
 }
 

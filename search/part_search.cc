@@ -39,7 +39,7 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
                           int64_t& explored) {
   PartsOutcome out;
   for (size_t i = 0; i < sets.size(); ++i) {
-    if (Clock::now() >= limits.deadline || stop_requested(limits.stop)) {  // the rest stay as they are
+    if (limits.deadline.passed()) {  // the rest stay as they are
       out.finished = false;
       break;
     }
@@ -50,7 +50,7 @@ PartsOutcome search_parts(const Graph& g, const std::vector<std::vector<NodeId>>
       continue;
     }
     SearchLimits part_limits = limits;
-    part_limits.deadline = share(limits.deadline, sets.size() - i);
+    part_limits.deadline.at = share(limits.deadline.at, sets.size() - i);
     part_limits.budget = std::max<int64_t>(1, budget / int64_t(sets.size() - i));
     SearchOutcome found = backtracking_search(part.graph, rules, cost, part_limits);
     explored += found.explored;
@@ -197,8 +197,8 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   // greedy pass over the whole graph.
   auto until = [&](int percent) {
     SearchLimits l = limits;
-    if (limits.deadline != Clock::time_point::max())
-      l.deadline = Clock::now() + (limits.deadline - Clock::now()) * percent / 100;
+    if (limits.deadline.at != Clock::time_point::max())
+      l.deadline.at = Clock::now() + (limits.deadline.at - Clock::now()) * percent / 100;
     return l;
   };
   PartsOutcome first =
@@ -206,7 +206,7 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   Stitched stitched = stitch(g, first.nodes, first.parts);  // the split orders parts: no cycle
 
   std::vector<std::vector<NodeId>> windows =
-      seam_windows(stitched.graph, stitched.origin, threshold, until(50).deadline);
+      seam_windows(stitched.graph, stitched.origin, threshold, until(50).deadline.at);
   out.seams_searched = int(windows.size());
   PartsOutcome second = search_parts(stitched.graph, windows, rules, cost, until(50),
                                      limits.budget * 85 / 100 - out.search.explored, out.search.explored);
@@ -233,7 +233,7 @@ SplitOutcome split_and_search(const Graph& g, const RuleIndex& rules, CostModel&
   polish_limits.alpha = 1.0;
   polish_limits.budget = std::max<int64_t>(1, limits.budget - out.search.explored);
   SearchOutcome polish;
-  if (Clock::now() < limits.deadline && !stop_requested(limits.stop)) {
+  if (!limits.deadline.passed()) {
     polish = backtracking_search(result, rules, cost, polish_limits);
   } else {  // no time left: the stitched graph as it is
     polish.best_cost_ms = graph_cost_ms(result, cost);

@@ -142,7 +142,7 @@ class Sampler {
   Sequences children(Sequence& p, bool dependent) {
     Sequences out;
     if (p.length >= limits_.max_length) return out;
-    if (out_.explored >= limits_.budget || Clock::now() >= limits_.deadline || stop_requested(limits_.stop)) {
+    if (out_.explored >= limits_.budget || limits_.deadline.passed()) {
       stopped_ = true;
       return out;
     }

@@ -15,8 +15,7 @@ struct SequenceLimits {
   int sample_size = 20;   // Q (Sampling)
   int eta = 1;            // successive cost increases allowed (Sampling)
   int64_t budget = 1000;  // graphs expanded (their substitutions found)
-  Clock::time_point deadline = Clock::time_point::max();
-  const std::atomic<bool>* stop = nullptr;  // stop_requested(): as the deadline
+  Deadline deadline;      // a time point, and the stop flag
   // Called with every sequence's graph and length as it is examined (tests
   // compare what the searches examine).
   std::function<void(const Graph&, int)> examined;

@@ -112,7 +112,7 @@ TEST_CASE("a stop request (Ctrl-C in Python) stops the search and the check as t
   std::atomic<bool> stop{true};
   LaunchCost cost;
   search::SearchLimits limits;
-  limits.stop = &stop;
+  limits.deadline.stop = &stop;
   search::SearchOutcome stopped = search::backtracking_search(g, figure1_rules(), cost, limits);
   CHECK(stopped.explored == 0);
   CHECK_FALSE(stopped.finished);
