@@ -82,10 +82,7 @@ Extraction dag_greedy_extract(const EGraph& eg, const std::vector<double>& cost_
     best[c] = std::move(set);
     x.choice[c] = n;
     for (NodeIndex p : eg.eclass(c).parents) {
-      const ClassId pc = eg.class_of(p);
-      bool listed = false;
-      for (NodeIndex m : eg.eclass(pc).nodes) listed = listed || m == p;
-      if (listed && !queued[p]) work.push_back(p), queued[p] = 1;
+      if (eg.listed(p) && !queued[p]) work.push_back(p), queued[p] = 1;
     }
   }
   x.cost_ms = choice_cost_ms(eg, cost_ms, roots, x.choice);

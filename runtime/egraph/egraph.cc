@@ -43,6 +43,11 @@ void EGraph::canonicalize(ENode& n) const {
   for (ClassId& c : n.children) c = find(c);
 }
 
+bool EGraph::listed(NodeIndex n) const {
+  const std::vector<NodeIndex>& nodes = eclass(class_of(n)).nodes;
+  return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
+}
+
 std::optional<ClassId> EGraph::lookup(ENode node) const {
   canonicalize(node);
   auto it = memo_.find(node);

@@ -59,6 +59,9 @@ class EGraph {
   const EClass& eclass(ClassId c) const { return classes_[find(c)]; }
   const ENode& node(NodeIndex n) const { return nodes_[n]; }
   ClassId class_of(NodeIndex n) const { return find(node_class_[n]); }
+  // Whether n is one of the e-nodes its class lists: after rebuild a congruent
+  // duplicate is not (extraction chooses among the listed ones only).
+  bool listed(NodeIndex n) const;
   // The class of an e-node equal to `node`, if there is one (children made canonical).
   std::optional<ClassId> lookup(ENode node) const;
   // The class of projection `port` of tuple class c, if added.

@@ -29,7 +29,7 @@ double op_cost_ms(const EGraph& eg, const ENode& e, CostModel& model) {
   std::vector<TensorRef> in;
   for (ClassId c : e.children) {
     if (eg.eclass(c).descs.size() != 1) return kInf;
-    in.push_back(stand_in(scratch, eg.eclass(c).descs[0], "c" + std::to_string(c)));
+    in.push_back(stand_in(scratch, eg.eclass(c).descs[0], std::string("c").append(std::to_string(c))));
   }
   std::optional<NodeId> id = scratch.try_add(e.op, in, e.params);
   return id ? model.node_cost_ms(scratch, *id) : kInf;
@@ -106,10 +106,7 @@ Extraction greedy_extract(const EGraph& eg, const std::vector<double>& cost_ms,
       }
       if (b.cost == kInf) continue;
       if (b.cost < best[c].cost || (b.cost == best[c].cost && b.size < best[c].size)) {
-        // Only e-nodes that are their class's representatives (after rebuild).
-        bool listed = false;
-        for (NodeIndex m : eg.eclass(c).nodes) listed = listed || m == n;
-        if (!listed) continue;
+        if (!eg.listed(n)) continue;  // a congruent duplicate (after rebuild)
         best[c] = b;
         x.choice[c] = n;
         changed = true;

@@ -35,7 +35,8 @@ std::optional<Scratch> build_source(const EGraph& eg, const Pattern& p, const EM
     const PatternNode& pn = p.nodes[i];
     if (pn.kind == PatternKind::variable) {
       const ClassId c = m.variables[pn.variable];
-      if (!s.tensor.count(c)) bind(s, c, stand_in(s.graph, eg.eclass(c).descs[0], "v" + std::to_string(c)));
+      if (!s.tensor.count(c))
+        bind(s, c, stand_in(s.graph, eg.eclass(c).descs[0], std::string("v").append(std::to_string(c))));
       continue;
     }
     const ENode& e = eg.node(m.nodes[i]);
