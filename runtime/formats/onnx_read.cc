@@ -126,18 +126,14 @@ void check_supported(const onnx::NodeProto& n, int opset) {
 void import_node(Importer& im, const onnx::NodeProto& n) {
   const std::string where =
       "node " + node_label(n) + " (" + n.op_type() + ", opset " + std::to_string(im.opset()) + "): ";
-  check_supported(n, im.opset());
   bool all_constant = true;
   for (int i = 0; i < n.input_size(); ++i)
     if (im.has_input(n, i) && !im.input(n, i).constant) all_constant = false;
   const Mapper* m = nullptr;
   if (auto f = folders().find(n.op_type()); all_constant && f != folders().end()) m = &f->second;
   if (auto f = mappers().find(n.op_type()); !m && f != mappers().end()) m = &f->second;
-  if (!m) {
-    if (folders().count(n.op_type())) throw Error(where + "supported only on values known at import");
-    throw Error("unsupported operator '" + n.op_type() + "' (node " + node_label(n) + ", opset " +
-                std::to_string(im.opset()) + ")");
-  }
+  // check_supported ran on every node first: what is not mapped is folded, here on values not known.
+  if (!m) throw Error(where + "supported only on values known at import");
   try {
     (*m)(im, n);
   } catch (const Error& e) {
