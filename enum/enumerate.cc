@@ -160,7 +160,7 @@ void generate(Generator& generator, const std::vector<GraphCode>& units, int dep
         exchange.send(g.class_key, bytes);
         if (log) append_record(unit_records, g.class_key, bytes);
       }
-      if (++visited % kPollEvery == 0) exchange.poll();
+      if (++visited % kPollEvery == 0) exchange.poll(generator.counts().graphs);
     });
     if (log) log->append(u, checkpoint_entry(generator.counts().graphs - graphs_before, unit_records));
     if (++logged == exit_after) std::_Exit(137);

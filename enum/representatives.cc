@@ -43,7 +43,7 @@ std::vector<int64_t> level_representatives(const Opset& opset, int level, uint64
       bytes.clear();
       g.code.append_bytes(bytes);
       exchange.send(g.class_key, bytes);
-      if (++visited % kPollEvery == 0) exchange.poll();
+      if (++visited % kPollEvery == 0) exchange.poll(generator.counts().graphs);
     });
   exchange.finish();
   graphs = generator.counts().graphs;

@@ -155,18 +155,22 @@ std::vector<int64_t> ShardExchange::take_units() {
   return grant;
 }
 
-void ShardExchange::poll() {
+void ShardExchange::poll(uint64_t graphs) {
   serve(false);
   reap_sends(false);
+  if (rank_ == 0) report_progress(graphs);
+}
+
+void ShardExchange::report_progress(uint64_t graphs) {
+  graphs_by_rank_[0] = graphs;
+  if (progress_)
+    progress_(std::accumulate(graphs_by_rank_.begin(), graphs_by_rank_.end(), uint64_t{0}),
+              static_cast<int64_t>(next_));
 }
 
 int64_t ShardExchange::next_unit(uint64_t graphs) {
   if (rank_ == 0) {
-    poll();
-    graphs_by_rank_[0] = graphs;
-    if (progress_)
-      progress_(std::accumulate(graphs_by_rank_.begin(), graphs_by_rank_.end(), uint64_t{0}),
-                static_cast<int64_t>(next_));
+    poll(graphs);
     return next_ < units_.size() ? units_[next_++] : -1;
   }
   // When half a chunk is left, a worker asks for more, so that units are

@@ -45,8 +45,10 @@ class ShardExchange {
   int64_t next_unit(uint64_t graphs);
   // Queues one record for the owner of `fingerprint`.
   void send(uint64_t fingerprint, std::string_view code_bytes);
-  // Called between graphs: answers requests and takes in records.
-  void poll();
+  // Called between graphs: answers requests and takes in records; on rank 0
+  // also reports progress (`graphs`: made on this rank so far), so that a long
+  // first work unit is not silent.
+  void poll(uint64_t graphs);
   // Sends what is queued, then takes in records until every rank is done.
   void finish();
 
@@ -58,6 +60,7 @@ class ShardExchange {
   void flush(int owner);
   void serve(bool block);
   void reap_sends(bool wait);
+  void report_progress(uint64_t graphs);
   std::vector<int64_t> take_units();
 
   int rank_ = 0, size_ = 1;
