@@ -226,3 +226,10 @@ set_tests_properties(readonly_database_refused_early PROPERTIES TIMEOUT 120 PASS
 superopt_cli_test(optimize_help_cost_forms 0 "" STDOUT
                   "--cost .*analytic:DEVICE.*table:FILE.*cpu \\(measured.*cpu:THREADS.*gpu.*--json.*Reading"
                   COMMAND ${superopt_bin} optimize --help)
+
+# Ctrl-C stops verify, alone and under mpirun, and leaves no lock file.
+add_test(NAME verify_interrupt
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/verify_interrupt_test.sh $<TARGET_FILE:superopt> ${flag_rules}
+                 ${CMAKE_CURRENT_BINARY_DIR}/verify_interrupt)
+set_tests_properties(verify_interrupt PROPERTIES TIMEOUT 180 LABELS mpi PASS_REGULAR_EXPRESSION
+                     "verify_interrupt_test: ok" FAIL_REGULAR_EXPRESSION "verify_interrupt_test: FAIL")
