@@ -32,6 +32,11 @@ struct UsableRules {
   int rules = 0;
 };
 
+bool rule_usable(RuleStatus status, const SearchOptions& o) {
+  if (o.minimal_rules) return status == RuleStatus::verified;  // proven, derived from no other
+  return is_proven(status) || (o.allow_unverified && status == RuleStatus::candidate);
+}
+
 namespace {
 
 double seconds_since(search::Clock::time_point start) {
@@ -39,8 +44,7 @@ double seconds_since(search::Clock::time_point start) {
 }
 
 bool usable(const Rule& r, const SearchOptions& o) {
-  if (o.minimal_rules) return r.status == RuleStatus::verified;  // proven, derived from no other
-  return is_proven(r.status) || (o.allow_unverified && r.status == RuleStatus::candidate);
+  return rule_usable(r.status, o);
 }
 
 // Operators whose inputs are all weights, constants or such operators: TASO's

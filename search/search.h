@@ -191,6 +191,12 @@ struct OptimizeResult {
 OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostModel& cost,
                         const SearchOptions& options);
 
+// Whether a rule of this status is one the search may use: proven (verified
+// or derived), or with minimal_rules verified alone (derived from no other),
+// or with allow_unverified a candidate too. Readers of a database pass it to
+// RuleDatabase::read so that the other rules' graphs are never parsed.
+bool rule_usable(RuleStatus status, const SearchOptions& options);
+
 // Both directions of every rule usable under the options (allow_unverified,
 // minimal_rules), compiled and indexed for matching: SearchOptions::compiled_rules.
 std::shared_ptr<const UsableRules> compile_usable_rules(const std::vector<Rule>& rules,

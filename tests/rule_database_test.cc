@@ -325,3 +325,33 @@ TEST_CASE("rules: inconsistent rule databases give one-line errors", "[rules]") 
         path, "rule 1: output_mapping '0:0,0:1': expected S:T pairs matching outputs 0 to 1 one to one");
   }
 }
+
+TEST_CASE("rules: a read that wants some rules' graphs releases the others' and keeps the rest", "[rules]") {
+  // taso-3.h5 has every status a search tells apart: verified, derived, refuted, unknown.
+  const std::string path = SUPEROPT_SOURCE_DIR "/data/rules/taso-3.h5";
+  const RuleDatabase full = RuleDatabase::read(path);
+  const RuleDatabase minimal = RuleDatabase::read(path, [](RuleStatus s) { return s == RuleStatus::verified; });
+  REQUIRE(minimal.rules.size() == full.rules.size());
+  REQUIRE(minimal.graphs_file == path);
+  size_t kept = 0, released = 0;
+  for (size_t k = 0; k < full.rules.size(); ++k) {
+    const Rule &a = full.rules[k], &b = minimal.rules[k];
+    REQUIRE(b.status == a.status);
+    REQUIRE(b.fingerprint == a.fingerprint);
+    REQUIRE(b.note == a.note);
+    REQUIRE(b.derivation.size() == a.derivation.size());
+    REQUIRE(b.family.has_value() == a.family.has_value());
+    REQUIRE(b.num_operators() == a.num_operators());
+    REQUIRE(b.graphs_released() == (a.status != RuleStatus::verified));
+    if (b.graphs_released()) {
+      REQUIRE(b.source.num_nodes() == 0);
+      ++released;
+    } else {
+      require_same_graph(b.source, a.source);
+      require_same_graph(b.target, a.target);
+      ++kept;
+    }
+  }
+  CHECK(kept > 500);
+  CHECK(released > 5000);
+}

@@ -134,9 +134,8 @@ std::optional<std::string> family_misfit(const SizeFamily& f, const Rule& rule) 
   return std::nullopt;
 }
 
-// Rule k from the columns, checked against itself.
-Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, size_t k) {
-  Rule rule;
+// Rule k's graphs from the columns, checked against each other and the counts.
+void read_graphs(const Reader& r, const std::string& path, const RuleColumns& c, size_t k, Rule& rule) {
   rule.source = rule_graph(path, k, "source", c.source[k]);
   rule.target = rule_graph(path, k, "target", c.target[k]);
   std::string where = "rule " + std::to_string(k) + ": ";
@@ -159,6 +158,21 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
            std::to_string(c.target_ops[k]) + ", the graphs have " +
            std::to_string(rule.source.num_operators()) + "/" + std::to_string(rule.target.num_operators()) +
            " operators");
+}
+
+// Rule k from the columns, checked against itself; with `graphs` false, its
+// graphs stay unread (released: only the operator count is kept).
+Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, size_t k, bool graphs) {
+  Rule rule;
+  std::string where = "rule " + std::to_string(k) + ": ";
+  if (graphs) {
+    read_graphs(r, path, c, k, rule);
+  } else {
+    if (c.source_ops[k] < 0 || c.target_ops[k] < 0)
+      r.fail(where + "source_ops/target_ops say " + std::to_string(c.source_ops[k]) + "/" +
+             std::to_string(c.target_ops[k]));
+    rule.released_operators = c.source_ops[k] + c.target_ops[k];
+  }
   rule.fingerprint = c.fingerprint[k];
   rule.status = c.status[k];
   rule.proof_ms = c.proof_ms[k];
@@ -176,7 +190,8 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
     } catch (const Error& e) {
       r.fail(where + e.what());
     }
-    if (std::optional<std::string> why = family_misfit(*rule.family, rule)) r.fail(where + *why);
+    if (graphs)
+      if (std::optional<std::string> why = family_misfit(*rule.family, rule)) r.fail(where + *why);
   }
   if ((rule.status == RuleStatus::derived) != !rule.derivation.empty())
     r.fail(where +
@@ -184,9 +199,9 @@ Rule make_rule(const Reader& r, const std::string& path, const RuleColumns& c, s
   for (const DerivationStep& step : rule.derivation) {
     if (step.rule < 0 || step.rule >= int64_t(c.source.size()))
       r.fail(where + "its derivation uses rule " + std::to_string(step.rule) + ", which the database lacks");
-    if (step.output >= int32_t(n))
+    if (graphs && step.output >= int32_t(rule.source.outputs().size()))
       r.fail(where + "its derivation has a step on output " + std::to_string(step.output) +
-             ", the rule has " + std::to_string(n));
+             ", the rule has " + std::to_string(rule.source.outputs().size()));
   }
   return rule;
 }
@@ -199,7 +214,8 @@ void release_text(RuleColumns& c, size_t k) {
     if (k < column->size()) std::string().swap((*column)[k]);
 }
 
-std::vector<Rule> read_rules(const Reader& r, const std::string& path) {
+std::vector<Rule> read_rules(const Reader& r, const std::string& path,
+                             const RuleDatabase::GraphsWanted& wanted) {
   Handle group = r.group("rules");
   auto item = [&](const Column& col) { return r.dataset(group, "rules", col.name); };
   Item source = item(kSource);
@@ -230,7 +246,7 @@ std::vector<Rule> read_rules(const Reader& r, const std::string& path) {
   std::vector<Rule> rules;
   rules.reserve(n);
   for (size_t k = 0; k < n; ++k) {
-    rules.push_back(make_rule(r, path, c, k));
+    rules.push_back(make_rule(r, path, c, k, !wanted || wanted(c.status[k])));
     release_text(c, k);
   }
   return rules;
@@ -238,13 +254,13 @@ std::vector<Rule> read_rules(const Reader& r, const std::string& path) {
 
 }  // namespace
 
-RuleDatabase RuleDatabase::read(const std::string& path) {
+RuleDatabase RuleDatabase::read(const std::string& path, const GraphsWanted& wanted) {
   hdf5::silence_errors();
   Reader reader(path);
   reader.open();
   RuleDatabase db;
   db.info = read_info(reader);
-  db.rules = read_rules(reader, path);
+  db.rules = read_rules(reader, path, wanted);
   db.graphs_file = path;
   return db;
 }
