@@ -8,6 +8,7 @@
 #include "runtime/egraph/extract.h"
 #include "runtime/egraph/ilp_extract.h"
 #include "runtime/egraph/runner.h"
+#include "runtime/egraph/tuple_switch.h"
 
 namespace superopt::search {
 namespace {
@@ -45,6 +46,7 @@ void record_saturation(const egraph::EGraph& eg, const egraph::RunnerReport& rep
   stats.applications = report.applications;
   stats.not_confirmed = report.not_confirmed;
   stats.refused_merges = report.refused_merges;
+  stats.bans = report.bans;
   stats.saturation_seconds = report.seconds;
 }
 
@@ -71,6 +73,7 @@ EqsatOutcome eqsat_search(const Graph& g, const RuleIndex& rules, CostModel& cos
   limits.max_iterations = options.eqsat_max_iterations;
   limits.max_nodes = options.eqsat_max_nodes;
   limits.multi_pattern_iterations = options.eqsat_multi_iterations;
+  limits.match_limit = options.eqsat_match_limit;
   limits.deadline = std::min(start + (std::max(deadline, start) - start) / 2,
                              start + std::chrono::duration_cast<Clock::duration>(
                                          std::chrono::duration<double>(options.eqsat_time_limit_s)));
@@ -86,13 +89,17 @@ EqsatOutcome eqsat_search(const Graph& g, const RuleIndex& rules, CostModel& cos
   // variant sees sharing (merged matmuls read by several classes).
   const egraph::Extraction dag = egraph::dag_greedy_extract(eg, node_cost, roots);
   out.stats.dag_objective_ms = dag.cost_ms;
-  std::vector<std::vector<egraph::NodeIndex>> choices{x.choice, dag.choice};
+  // Both choose class by class; merged operators that pay only when every
+  // class they feed takes them are switched in together afterwards.
+  const bool dag_builds = dag.cost_ms < x.cost_ms && egraph::build_graph(eg, g, roots, dag.choice);
+  const egraph::Extraction switched = egraph::switch_tuples(eg, node_cost, roots, dag_builds ? dag : x);
+  out.stats.switched_objective_ms = switched.cost_ms;
+  std::vector<std::vector<egraph::NodeIndex>> choices{x.choice, dag.choice, switched.choice};
   if (options.eqsat_ilp) {
     const double left_s = std::max(0.0, seconds_between(Clock::now(), deadline));
-    // The solver starts from the cheaper greedy choice that builds (acyclic).
-    const bool dag_starts = dag.cost_ms < x.cost_ms && egraph::build_graph(eg, g, roots, dag.choice);
-    egraph::IlpResult ilp = egraph::ilp_extract(eg, node_cost, roots, dag_starts ? dag : x,
-                                                std::min(options.eqsat_ilp_time_limit_s, left_s));
+    // The solver starts from the cheapest greedy choice that builds (acyclic).
+    egraph::IlpResult ilp =
+        egraph::ilp_extract(eg, node_cost, roots, switched, std::min(options.eqsat_ilp_time_limit_s, left_s));
     record_ilp(ilp, out.stats);
     if (ilp.solved) choices.push_back(ilp.extraction.choice);
   }

@@ -45,7 +45,8 @@ constexpr const char* kUsage =
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
     "[--search backtracking|pruning|dpp|sampling|exhaustive|eqsat] [--max-length 10] [--sample-size 20] "
     "[--eta 1] "
-    "[--eqsat-nodes 20000] [--eqsat-iterations 8] [--eqsat-multi-iterations 1] [--eqsat-time-limit 10] "
+    "[--eqsat-nodes 20000] [--eqsat-iterations 8] [--eqsat-multi-iterations 2] [--eqsat-match-limit 0] "
+    "[--eqsat-time-limit 10] "
     "[--extract greedy|ilp] "
     "[--ilp-time-limit 10] "
     "[--input-shape NAME=DIMS] [--e2e-rounds 5]";
@@ -114,9 +115,11 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
                                              cli::positive(&o.eqsat_max_iterations, "--eqsat-iterations"),
                                              "eqsat: iteration limit (default 8)")(
       "eqsat-multi-iterations", cli::non_negative(&o.eqsat_multi_iterations, "--eqsat-multi-iterations"),
-      "eqsat: iterations applying multi-output rules (default 1)")(
-      "eqsat-time-limit", cli::number(&o.eqsat_time_limit_s, "--eqsat-time-limit", 0.001, 1e7),
-      "eqsat: seconds for saturation, at most half the time left (default 10)")(
+      "eqsat: iterations applying multi-output rules (default 2)")(
+      "eqsat-match-limit", cli::non_negative(&o.eqsat_match_limit, "--eqsat-match-limit"),
+      "eqsat: matches of one rule in one iteration before it sits out a few (egg's backoff; 0: off; default "
+      "1000)")("eqsat-time-limit", cli::number(&o.eqsat_time_limit_s, "--eqsat-time-limit", 0.001, 1e7),
+               "eqsat: seconds for saturation, at most half the time left (default 10)")(
       "extract", po::value(&a.extract), "eqsat: greedy or ilp (CBC; the default)")(
       "ilp-time-limit", cli::number(&o.eqsat_ilp_time_limit_s, "--ilp-time-limit", 0.01, 1e6),
       "eqsat: seconds for the ILP; the greedy result stands after (default 10)");

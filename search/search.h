@@ -75,11 +75,12 @@ struct SearchOptions {
   // Graphs the backtracking search keeps beside its best (OptimizeResult::alternatives).
   int alternatives = 3;
   // eqsat (runtime/egraph/): Tensat's safeguards, and the extraction.
-  int eqsat_max_nodes = 20000;         // e-nodes: the saturation stops adding past this
-  int eqsat_max_iterations = 8;        // match-apply-rebuild rounds
-  int eqsat_multi_iterations = 1;      // rounds that apply multi-output rules (Tensat's k_multi)
-  double eqsat_time_limit_s = 10;      // saturation's wall clock (and at most half the time left)
-  bool eqsat_ilp = true;               // extract by ILP (CBC); false: greedy only
+  int eqsat_max_nodes = 20000;     // e-nodes: the saturation stops adding past this
+  int eqsat_max_iterations = 8;    // match-apply-rebuild rounds
+  int eqsat_multi_iterations = 2;  // rounds that apply multi-output rules (Tensat's k_multi)
+  int eqsat_match_limit = 0;       // egg's BackoffScheduler: matches per rule and round before a ban; 0: off
+  double eqsat_time_limit_s = 10;  // saturation's wall clock (and at most half the time left)
+  bool eqsat_ilp = true;           // extract by ILP (CBC); false: greedy only
   double eqsat_ilp_time_limit_s = 10;  // the ILP's share; the greedy choice stands when it runs out
 };
 
@@ -90,12 +91,14 @@ struct EqsatStats {
   int iterations = 0;
   std::string stop_reason;  // saturated, iteration limit, node limit, time limit
   int64_t matches = 0, applications = 0, not_confirmed = 0, refused_merges = 0;
+  int64_t bans = 0;  // rules banned for a round by the scheduler (eqsat_match_limit)
   double saturation_seconds = 0;
   std::string extraction;  // "greedy" or "ilp"
   std::string ilp_status;  // optimal, time limit, no solution: greedy kept
   double extraction_seconds = 0;
   double ilp_gap = 0;  // (objective - best bound) / objective
   double ilp_objective_ms = 0, ilp_bound_ms = 0, greedy_objective_ms = 0, dag_objective_ms = 0;
+  double switched_objective_ms = 0;  // the cheaper greedy choice after joint tuple switches (tuple_switch.h)
   int ilp_variables = 0, ilp_constraints = 0;
   // The rule directions that added an extracted e-node. When the check failed
   // on eqsat's graph (fell_back), the result is backtracking's and these were involved.

@@ -1,8 +1,9 @@
 // The e-graph library (runtime/egraph/): hash-consing, merge and rebuild
 // (congruence), rules applied through the graph matcher (a size family keeps a
 // rule out where it is false; multi-output rules only in their iterations),
-// and extraction: greedy, greedy on DAG costs (sharing counted once) and the
-// ILP, which refuses a cheaper cyclic choice.
+// and extraction: greedy, greedy on DAG costs (sharing counted once), joint
+// switches to a merged operator's outputs, and the ILP, which refuses a
+// cheaper cyclic choice.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -14,6 +15,7 @@
 #include "runtime/egraph/extract.h"
 #include "runtime/egraph/ilp_extract.h"
 #include "runtime/egraph/runner.h"
+#include "runtime/egraph/tuple_switch.h"
 #include "runtime/exec/cost_models.h"
 #include "tests/rewrite_fixture.h"
 
@@ -247,4 +249,57 @@ TEST_CASE("greedy on DAG costs counts a shared subgraph once, where tree costs c
   // A bound on the sets' work stops early, leaving the output unchosen.
   const Extraction cut = dag_greedy_extract(eg, cost, roots, 1);
   CHECK_FALSE(build_graph(eg, seed_graph, roots, cut.choice).has_value());
+}
+
+TEST_CASE(
+    "switching the classes of a merged matmul's outputs together finds what class-by-class greedy misses",
+    "[egraph]") {
+  const Graph g = two_matmuls();
+  auto cost = make_cost_model("analytic:h100");
+  const std::vector<DirectedRule> rules = directions(test::merge_matmuls_rule());
+  EGraph eg;
+  const std::vector<ClassId> roots = seed(eg, g);
+  Runner(eg, rules, RunnerLimits{}).run();
+  const std::vector<double> node_cost = node_costs_ms(eg, *cost);
+  const Extraction greedy = greedy_extract(eg, node_cost, roots);
+  const Extraction dag = dag_greedy_extract(eg, node_cost, roots);
+  // Each output alone pays for the whole merged matmul: neither greedy takes it.
+  for (const Extraction* x : {&greedy, &dag}) {
+    std::optional<Graph> out = build_graph(eg, g, roots, x->choice);
+    REQUIRE(out);
+    CHECK(count_op(*out, OpType::matmul) == 2);
+  }
+  const Extraction switched = switch_tuples(eg, node_cost, roots, greedy);
+  CHECK(switched.cost_ms < greedy.cost_ms);
+  CHECK(switched.cost_ms == Approx(choice_cost_ms(eg, node_cost, roots, switched.choice)));
+  std::optional<Graph> out = build_graph(eg, g, roots, switched.choice);
+  REQUIRE(out);
+  CHECK(count_op(*out, OpType::matmul) == 1);
+  CHECK(count_op(*out, OpType::split) == 1);
+  CHECK(graph_cost_ms(*out, *cost) == Approx(switched.cost_ms));
+  RealArith<double> ar;
+  auto before = evaluate(g, ar, random_sources(ar, 7)), after = evaluate(*out, ar, random_sources(ar, 7));
+  REQUIRE(before.size() == after.size());
+  for (size_t k = 0; k < before.size(); ++k)
+    for (int64_t i = 0; i < before[k].size(); ++i) CHECK(after[k][i] == Approx(before[k][i]).epsilon(1e-9));
+  // Nothing to switch to: the choice stays.
+  EGraph plain;
+  const std::vector<ClassId> plain_roots = seed(plain, g);
+  const std::vector<double> plain_cost = node_costs_ms(plain, *cost);
+  const Extraction start = greedy_extract(plain, plain_cost, plain_roots);
+  CHECK(switch_tuples(plain, plain_cost, plain_roots, start).choice == start.choice);
+}
+
+TEST_CASE("the backoff scheduler bans a rule over its match limit, then lets it match again", "[egraph]") {
+  const Graph g = two_matmuls();
+  const std::vector<DirectedRule> rules = directions(test::merge_matmuls_rule());
+  EGraph eg;
+  seed(eg, g);
+  RunnerLimits limits;
+  limits.match_limit = 1;  // the merge matches twice (either matmul first)
+  const RunnerReport report = Runner(eg, rules, limits).run();
+  CHECK(report.bans == 1);          // banned in the first iteration, its matches dropped ...
+  CHECK(report.applications >= 1);  // ... and applied in the next, when nothing else is left
+  CHECK(report.iterations >= 2);
+  CHECK(eg.nodes_of(OpType::split).size() >= 1);
 }

@@ -58,6 +58,29 @@ Runner::Runner(EGraph& eg, const std::vector<DirectedRule>& rules, RunnerLimits 
       by_anchor_[anchor_key(anchor.op, anchor.params())].push_back(int(r));
   }
   origin_.assign(eg_.num_nodes(), -1);
+  backoff_.resize(rules_.size());
+}
+
+void Runner::back_off(int iteration, std::vector<std::pair<int, EMatch>>& found, RunnerReport& report) {
+  if (limits_.match_limit <= 0) return;
+  std::unordered_map<int, int64_t> count;
+  for (const auto& f : found) ++count[f.first];
+  std::vector<bool> over(rules_.size());
+  bool any = false;
+  for (const auto& [r, n] : count) {
+    Backoff& b = backoff_[r];
+    if (n <= (int64_t(limits_.match_limit) << std::min(b.bans, 20))) continue;
+    b.banned_until = iteration + 1 + (limits_.ban_iterations << std::min(b.bans, 20));
+    ++b.bans;
+    ++report.bans;
+    over[r] = any = true;
+  }
+  if (any) std::erase_if(found, [&](const auto& f) { return over[f.first]; });
+}
+
+bool Runner::any_banned(int iteration) const {
+  return std::any_of(backoff_.begin(), backoff_.end(),
+                     [&](const Backoff& b) { return b.banned_until > iteration + 1; });
 }
 
 bool Runner::iterate(int iteration, RunnerReport& report) {
@@ -67,7 +90,7 @@ bool Runner::iterate(int iteration, RunnerReport& report) {
     const ENode& e = eg_.node(a);
     for (size_t j = 0; j < e.children.size(); ++j) child_ops[j] = eg_.eclass(e.children[j]).ops;
     for (int r : list) {
-      if (!anchor_fits(needs_[r], child_ops, int(e.children.size()))) continue;
+      if (banned(r, iteration) || !anchor_fits(needs_[r], child_ops, int(e.children.size()))) continue;
       const DirectedRule& rule = rules_[r];
       if (rule.source.outputs.size() > 1 && iteration >= limits_.multi_pattern_iterations) continue;
       ematch_at(eg_, rule.source, a, [&](const EMatch& m) { found.emplace_back(r, m); });
@@ -85,6 +108,7 @@ bool Runner::iterate(int iteration, RunnerReport& report) {
     }
   }
   report.matches += int64_t(found.size());
+  back_off(iteration, found, report);
   bool changed = false;
   std::vector<uint64_t> fresh;
   for (size_t i = 0; i < found.size() && !stopped_; ++i) {
@@ -136,6 +160,11 @@ RunnerReport Runner::run() {
     const bool changed = iterate(iteration, report);
     report.iterations = iteration + 1;
     if (!changed && !stopped_) {
+      // Saturated but for banned rules: as egg does, let them match again at once.
+      if (any_banned(iteration)) {
+        for (Backoff& b : backoff_) b.banned_until = std::min(b.banned_until, iteration + 1);
+        continue;
+      }
       stop_ = StopReason::saturated;
       break;
     }

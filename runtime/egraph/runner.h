@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/egraph/egraph.h"
+#include "runtime/egraph/ematch.h"
 #include "runtime/rewrite/rewrite.h"
 
 namespace superopt::egraph {
@@ -21,7 +22,14 @@ struct RunnerLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   // Rules with more than one output grow an e-graph fastest (Tensat's k_multi):
   // applied in this many first iterations only.
-  int multi_pattern_iterations = 1;
+  int multi_pattern_iterations = 2;
+  // egg's BackoffScheduler: a rule that finds more than match_limit << bans
+  // matches in one iteration applies none of them and sits out ban_iterations
+  // << bans iterations (bans: how often it was banned before), so that a few
+  // rules that match everywhere (commutativity, identities) do not fill the
+  // node limit before the others apply once. 0: no limit.
+  int match_limit = 0;
+  int ban_iterations = 5;
 };
 
 enum class StopReason { saturated, iteration_limit, node_limit, time_limit };
@@ -34,6 +42,7 @@ struct RunnerReport {
   int64_t applications = 0;    // applications that changed the e-graph
   int64_t not_confirmed = 0;   // e-matches the graph matcher refused (shape facts, size families)
   int64_t refused_merges = 0;  // applications whose sides' descriptors differed
+  int64_t bans = 0;            // times a rule was banned for matching too often (RunnerLimits::match_limit)
   double seconds = 0;
 };
 
@@ -67,6 +76,17 @@ class Runner {
   std::vector<AnchorNeed> needs_;
   bool anchor_fits(const AnchorNeed& need, const std::array<uint64_t, kMaxInputs>& child_ops,
                    int inputs) const;
+  // The scheduler's state per rule: bans so far, and the first iteration it may match again.
+  struct Backoff {
+    int bans = 0;
+    int banned_until = 0;
+  };
+  std::vector<Backoff> backoff_;
+  bool banned(int rule, int iteration) const { return backoff_[rule].banned_until > iteration; }
+  // Drops the matches of rules over their limit this iteration, banning those rules.
+  void back_off(int iteration, std::vector<std::pair<int, EMatch>>& found, RunnerReport& report);
+  // Whether any rule sits out an iteration after this one.
+  bool any_banned(int iteration) const;
   std::vector<int> origin_;
   std::vector<uint64_t> applied_;  // sorted hashes of (rule, match) applied already
   bool stopped_ = false;
