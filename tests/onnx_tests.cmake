@@ -105,6 +105,13 @@ add_test(NAME onnx_zoo_ops
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/onnx_zoo_ops_test.py ${superopt_bin} ${onnx_out}/zoo_ops)
 set_tests_properties(onnx_zoo_ops PROPERTIES LABELS onnx TIMEOUT 300 PASS_REGULAR_EXPRESSION "onnx_zoo_ops_test: ok")
 
+# Batch normalization folded into the preceding convolution on import (issue 36,
+# item 2): no batchnorm left, one bias add, equal to PyTorch in float64; a conv
+# read twice keeps it (tests/onnx_batchnorm_fold_test.py; a few seconds).
+add_test(NAME onnx_batchnorm_fold
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/onnx_batchnorm_fold_test.py ${superopt_bin} ${onnx_out}/batchnorm_fold)
+set_tests_properties(onnx_batchnorm_fold PROPERTIES LABELS onnx TIMEOUT 300 PASS_REGULAR_EXPRESSION "onnx_batchnorm_fold_test: ok")
+
 # What torch.onnx.export writes at opsets 11 to 17 passes the import's validation
 # (onnx::checker, strict shape inference) and imports, also with every tensor
 # external and with a dynamic batch (issue 37, item 6; tests/onnx_torch_opsets_test.py,

@@ -117,5 +117,9 @@ void add_einsum_mapper(MapperTable& table);   // onnx_einsum.cc: batched matrix 
 // Canonicalization after the mappers (onnx_activations.cc): x * sigmoid(x),
 // x * hardsigmoid(x) and PyTorch's erf form of GELU become silu, hardswish, gelu.
 void fuse_activations(Graph& g);
+// (onnx_batchnorm_fold.cc): a batchnorm after a convolution with a constant
+// kernel, its only reader, becomes the convolution with a rescaled kernel and
+// a bias add, both weight-only subgraphs of the original weights.
+void fold_batchnorms(Graph& g);
 
 }  // namespace superopt::onnx_import

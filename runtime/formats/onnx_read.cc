@@ -185,6 +185,7 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
   check_with_onnx_inference(for_inference);
   check_declared_outputs(declared, out.graph);
   fuse_activations(out.graph);
+  fold_batchnorms(out.graph);
   out.graph.remove_unused();
   return out;
 }

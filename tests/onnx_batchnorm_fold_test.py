@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Batch normalization folded into the convolution on import (issue 36, item 2):
+small PyTorch modules (conv + BatchNorm2d (+ relu), with and without the conv's
+bias, grouped, depthwise) exported with the batch norm kept as a node, as the
+zoo exports them; the import must leave no batchnorm, one bias add per conv,
+and equal the float64 PyTorch module within 1e-8 (the folded kernel and shift
+are weight-only subgraphs, folded at load time in float64); `run --device cpu
+--check` must pass. A conv whose output is also read elsewhere keeps its
+batchnorm.
+
+  /usr/bin/python3 tests/onnx_batchnorm_fold_test.py build/superopt OUT_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import h5py
+import numpy as np
+import torch
+from torch import nn
+
+BOUND = 1e-8
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {(p.stderr or p.stdout).strip()}")
+    return p.stdout
+
+
+class ConvBn(nn.Module):
+    def __init__(self, cin, cout, groups=1, bias=False, relu=True, tap=False):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1, groups=groups, bias=bias)
+        self.bn = nn.BatchNorm2d(cout)
+        self.relu = relu
+        self.tap = tap  # the conv's output is also read by the sum: the batchnorm stays
+
+    def forward(self, x):
+        c = self.conv(x)
+        y = self.bn(c)
+        y = torch.relu(y) if self.relu else y
+        return y + c if self.tap else y
+
+
+def cases():
+    """name -> (module, its input shape, batchnorms expected after import)."""
+    yield "conv_bn_relu", ConvBn(3, 8), (1, 3, 6, 7), 0
+    yield "conv_bias_bn", ConvBn(3, 8, bias=True, relu=False), (2, 3, 5, 5), 0
+    yield "grouped_conv_bn_relu", ConvBn(4, 8, groups=2, bias=True), (1, 4, 6, 6), 0
+    yield "depthwise_conv_bn_relu", ConvBn(6, 6, groups=6), (1, 6, 5, 6), 0
+    yield "conv_read_twice_keeps_bn", ConvBn(3, 8, tap=True), (1, 3, 5, 5), 1
+
+
+def randomize_bn(m, seed):
+    """Running statistics and affine parameters away from their identity defaults."""
+    g = torch.Generator().manual_seed(seed)
+    for bn in (x for x in m.modules() if isinstance(x, nn.BatchNorm2d)):
+        c = bn.num_features
+        bn.running_mean.copy_(torch.randn(c, generator=g))
+        bn.running_var.copy_(torch.rand(c, generator=g) * 2 + 0.1)
+        bn.weight.data.copy_(torch.randn(c, generator=g))
+        bn.bias.data.copy_(torch.randn(c, generator=g))
+
+
+def data_operators(nodes):
+    """The operators that read the input (the weight-only ones are folded at load time), by op."""
+    on_data = {"x"}
+    for n in nodes:  # in topological order
+        if any(i in on_data for i in n["inputs"]):
+            on_data.add(n["name"])
+    return Counter(n["op"] for n in nodes if n["name"] in on_data and n["op"] != "input")
+
+
+def check_case(superopt, out, name, module, dims, batchnorms):
+    torch.manual_seed(len(name))
+    randomize_bn(module, len(name))
+    module.eval()
+    path = os.path.join(out, f"{name}.onnx")
+    torch.onnx.export(module, torch.zeros(dims), path, opset_version=17, input_names=["x"], output_names=["y"],
+                      training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+    ops = data_operators(json.loads(run([superopt, "graph", "check", path, "--json"]))["nodes"])
+    if ops["batchnorm"] != batchnorms:
+        raise AssertionError(f"{ops['batchnorm']} batchnorm nodes after import, expected {batchnorms}: {dict(ops)}")
+    if batchnorms == 0 and ops["ewadd"] != 1:  # the conv's bias and the shift are one add
+        raise AssertionError(f"expected one bias add, found {ops['ewadd']}: {dict(ops)}")
+    dump = os.path.join(out, f"{name}.h5")
+    run([superopt, "graph", "run", path, "--dump", dump])
+    with h5py.File(dump, "r") as f:
+        x, ours = np.asarray(f["sources"]["x"]), np.asarray(f["outputs"]["y"])
+    with torch.inference_mode():
+        theirs = module.double()(torch.as_tensor(x, dtype=torch.float64)).numpy()
+    err = float(np.max(np.abs(ours - theirs)) / max(float(np.max(np.abs(theirs))), 1e-300))
+    if not err <= BOUND:
+        raise AssertionError(f"relative error against PyTorch in float64 {err:.3e} > {BOUND:g}")
+    checked = run([superopt, "run", path, "--device", "cpu", "--threads", "1", "--repeat", "1", "--warmup", "1",
+                   "--check"])
+    if "check: passed" not in checked:
+        raise AssertionError("run --device cpu --check did not pass:\n" + checked)
+    return err
+
+
+def main(argv):
+    if len(argv) != 2:
+        raise SystemExit("usage: onnx_batchnorm_fold_test.py SUPEROPT OUT_DIR")
+    superopt, out = argv
+    os.makedirs(out, exist_ok=True)
+    failed = 0
+    for name, module, dims, batchnorms in cases():
+        try:
+            err = check_case(superopt, out, name, module, dims, batchnorms)
+            print(f"{name}: ok (error {err:.1e})", flush=True)
+        except Exception as e:  # every case is reported
+            print(f"{name}: FAIL {e}", flush=True)
+            failed += 1
+    print("onnx_batchnorm_fold_test: " + ("FAIL" if failed else "ok"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
