@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Batch normalization folded into the convolution on import (issue 36, item 2):
 small PyTorch modules (conv + BatchNorm2d (+ relu), with and without the conv's
-bias, grouped, depthwise) exported with the batch norm kept as a node, as the
+bias, grouped, depthwise; Linear + BatchNorm1d) exported with the batch norm kept as a node, as the
 zoo exports them; the import must leave no batchnorm, one bias add per conv,
 and equal the float64 PyTorch module within 1e-8 (the folded kernel and shift
 are weight-only subgraphs, folded at load time in float64); `run --device cpu
@@ -52,13 +52,15 @@ def cases():
     yield "conv_bias_bn", ConvBn(3, 8, bias=True, relu=False), (2, 3, 5, 5), 0
     yield "grouped_conv_bn_relu", ConvBn(4, 8, groups=2, bias=True), (1, 4, 6, 6), 0
     yield "depthwise_conv_bn_relu", ConvBn(6, 6, groups=6), (1, 6, 5, 6), 0
+    yield "linear_bn1d_relu", nn.Sequential(nn.Linear(5, 4), nn.BatchNorm1d(4), nn.ReLU()), (3, 5), 0
+    yield "linear_no_bias_bn1d", nn.Sequential(nn.Linear(5, 4, bias=False), nn.BatchNorm1d(4)), (3, 5), 0
     yield "conv_read_twice_keeps_bn", ConvBn(3, 8, tap=True), (1, 3, 5, 5), 1
 
 
 def randomize_bn(m, seed):
     """Running statistics and affine parameters away from their identity defaults."""
     g = torch.Generator().manual_seed(seed)
-    for bn in (x for x in m.modules() if isinstance(x, nn.BatchNorm2d)):
+    for bn in (x for x in m.modules() if isinstance(x, nn.modules.batchnorm._BatchNorm)):
         c = bn.num_features
         bn.running_mean.copy_(torch.randn(c, generator=g))
         bn.running_var.copy_(torch.rand(c, generator=g) * 2 + 0.1)

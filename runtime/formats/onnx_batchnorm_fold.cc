@@ -8,6 +8,8 @@
 // constants: weight-only operators are folded once at load time in the
 // evaluator's precision, so the float64 run stays equal to PyTorch's float64
 // module within 1e-8 (a float32 pre-folded kernel would be ~1e-7 off).
+// The same after a matrix product by a constant [K,C] matrix (BatchNorm1d
+// after Linear): matmul(x, W * f[1,C]) + shift[C].
 // The convolution (and its bias add) must have the batchnorm as its only reader
 // and not be a graph output; otherwise the batchnorm stays.
 #include <optional>
@@ -32,26 +34,36 @@ std::vector<int> reader_counts(const Graph& g) {
   return readers;
 }
 
-// The convolution a batchnorm folds into, with its bias weight when it has one.
+// The convolution (or matrix product) a batchnorm folds into, with its bias
+// weight when it has one.
 struct ConvBias {
   NodeId conv;
-  std::optional<TensorRef> bias;  // a [C,1,1] weight
+  std::optional<TensorRef> bias;
 };
+
+bool is_product(const Graph& g, TensorRef t) {
+  const Node& n = g.node(t.node);
+  if (n.op == OpType::conv2d) return is_weight(g, n.inputs()[1]);
+  return n.op == OpType::matmul && g.shape(t).rank() == 2 && is_weight(g, n.inputs()[1]);
+}
+
+// The shapes a bias of the product may have: [C,1,1] after a conv, [C] or [1,C] after a matmul.
+bool is_bias_shape(const Graph& g, TensorRef product, TensorRef bias) {
+  const Shape& s = g.shape(bias);
+  const int64_t channels = g.shape(product)[1];
+  if (g.node(product.node).op == OpType::conv2d) return s == Shape{channels, 1, 1};
+  return s == Shape{channels} || s == Shape{1, channels};
+}
 
 std::optional<ConvBias> folding_conv(const Graph& g, TensorRef x, const std::vector<int>& readers) {
   if (readers[static_cast<size_t>(x.node)] != 1) return std::nullopt;
+  if (is_product(g, x)) return ConvBias{x.node, std::nullopt};
   const Node& n = g.node(x.node);
-  if (n.op == OpType::conv2d) {
-    if (!is_weight(g, n.inputs()[1])) return std::nullopt;
-    return ConvBias{x.node, std::nullopt};
-  }
   if (n.op != OpType::ewadd) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
     const TensorRef c = n.inputs()[k], b = n.inputs()[1 - k];
-    if (g.node(c.node).op != OpType::conv2d || readers[static_cast<size_t>(c.node)] != 1) continue;
-    if (!is_weight(g, g.node(c.node).inputs()[1]) || !is_weight(g, b)) continue;
-    const int64_t channels = g.shape(c)[1];
-    if (g.shape(b) != Shape{channels, 1, 1}) continue;
+    if (!is_product(g, c) || readers[static_cast<size_t>(c.node)] != 1) continue;
+    if (!is_weight(g, b) || !is_bias_shape(g, c, b)) continue;
     return ConvBias{c.node, b};
   }
   return std::nullopt;
@@ -63,6 +75,7 @@ TensorRef add(Graph& g, OpType op, std::initializer_list<TensorRef> in, const Op
 }
 
 TensorRef reshaped(Graph& g, TensorRef t, Shape shape) {
+  if (g.shape(t) == shape) return t;
   OpParams p;
   p.shape = std::move(shape);
   return add(g, OpType::reshape, {t}, p);
@@ -78,20 +91,26 @@ void fold(Graph& g, NodeId bn, const ConvBias& cb) {
   const TensorRef eps = {g.add_weight(base + "_epsilon_folded", Shape{}, {b.params.epsilon}), 0};
   const TensorRef factor =
       add(g, OpType::ewdiv, {scale, add(g, OpType::sqrt, {add(g, OpType::ewadd, {var, eps})})});
-  const TensorRef kernel =
-      add(g, OpType::ewmul, {conv.inputs()[1], reshaped(g, factor, {channels, 1, 1, 1})});
-  const Shape column{channels, 1, 1};
+  const bool is_conv = conv.op == OpType::conv2d;  // else a matmul by a [K,C] weight
+  const Shape kernel_factor = is_conv ? Shape{channels, 1, 1, 1} : Shape{1, channels};
+  const TensorRef kernel = add(g, OpType::ewmul, {conv.inputs()[1], reshaped(g, factor, kernel_factor)});
+  const Shape column = cb.bias ? g.shape(*cb.bias) : is_conv ? Shape{channels, 1, 1} : Shape{channels};
   const TensorRef factor_c = reshaped(g, factor, column), mean_c = reshaped(g, mean, column);
   const TensorRef centred =
       cb.bias ? add(g, OpType::ewmul, {add(g, OpType::ewsub, {*cb.bias, mean_c}), factor_c})
               : add(g, OpType::ewsub, {reshaped(g, beta, column), add(g, OpType::ewmul, {mean_c, factor_c})});
   const TensorRef shift = cb.bias ? add(g, OpType::ewadd, {centred, reshaped(g, beta, column)}) : centred;
-  const TensorRef y = add(g, OpType::conv2d, {conv.inputs()[0], kernel}, conv.params, conv.name.str());
-  g.replace_uses({bn, 0}, add(g, OpType::ewadd, {y, shift}, {}, b.name.str()));
+  const TensorRef y = add(g, conv.op, {conv.inputs()[0], kernel}, conv.params, conv.name.str());
+  const TensorRef folded = add(g, OpType::ewadd, {y, shift}, {}, b.name.str());
+  // Broadcasting would accept a misfit silently: the folded form must have the batchnorm's shape.
+  if (g.shape(y) == conv.output(0).shape && g.shape(folded) == b.output(0).shape)
+    g.replace_uses({bn, 0}, folded);
 }
 
 bool foldable_batchnorm(const Graph& g, const Node& n) {
-  if (n.op != OpType::batchnorm || g.shape(n.inputs()[0]).rank() != 4) return false;
+  if (n.op != OpType::batchnorm) return false;
+  const int rank = g.shape(n.inputs()[0]).rank();
+  if (rank != 4 && rank != 2) return false;
   for (int i = 1; i < 5; ++i)
     if (!is_weight(g, n.inputs()[i]) || g.shape(n.inputs()[i]).rank() != 1) return false;
   return true;
