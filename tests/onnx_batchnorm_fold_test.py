@@ -6,7 +6,7 @@ zoo exports them; the import must leave no batchnorm, one bias add per conv,
 and equal the float64 PyTorch module within 1e-8 (the folded kernel and shift
 are weight-only subgraphs, folded at load time in float64); `run --device cpu
 --check` must pass. A conv whose output is also read elsewhere keeps its
-batchnorm.
+batchnorm. Clip(x, 0, inf) and Max(x, 0) import as relu.
 
   /usr/bin/python3 tests/onnx_batchnorm_fold_test.py build/superopt OUT_DIR
 """
@@ -46,6 +46,13 @@ class ConvBn(nn.Module):
         return y + c if self.tap else y
 
 
+class ClampMax(nn.Module):
+    """relu written as Clip(x, 0, inf) and as Max(x, 0): both import as relu."""
+
+    def forward(self, x):
+        return torch.clamp(x, min=0) + torch.maximum(x * 2, torch.zeros(()))
+
+
 def cases():
     """name -> (module, its input shape, batchnorms expected after import)."""
     yield "conv_bn_relu", ConvBn(3, 8), (1, 3, 6, 7), 0
@@ -54,6 +61,7 @@ def cases():
     yield "depthwise_conv_bn_relu", ConvBn(6, 6, groups=6), (1, 6, 5, 6), 0
     yield "linear_bn1d_relu", nn.Sequential(nn.Linear(5, 4), nn.BatchNorm1d(4), nn.ReLU()), (3, 5), 0
     yield "linear_no_bias_bn1d", nn.Sequential(nn.Linear(5, 4, bias=False), nn.BatchNorm1d(4)), (3, 5), 0
+    yield "clip_and_max_as_relu", ClampMax(), (2, 3, 4), 0
     yield "conv_read_twice_keeps_bn", ConvBn(3, 8, tap=True), (1, 3, 5, 5), 1
 
 
@@ -87,7 +95,9 @@ def check_case(superopt, out, name, module, dims, batchnorms):
     ops = data_operators(json.loads(run([superopt, "graph", "check", path, "--json"]))["nodes"])
     if ops["batchnorm"] != batchnorms:
         raise AssertionError(f"{ops['batchnorm']} batchnorm nodes after import, expected {batchnorms}: {dict(ops)}")
-    if batchnorms == 0 and ops["ewadd"] != 1:  # the conv's bias and the shift are one add
+    if isinstance(module, ClampMax) and (ops["relu"] != 2 or ops["clip"]):
+        raise AssertionError(f"expected two relu and no clip: {dict(ops)}")
+    elif batchnorms == 0 and ops["ewadd"] != 1:  # the conv's bias and the shift are one add
         raise AssertionError(f"expected one bias add, found {ops['ewadd']}: {dict(ops)}")
     dump = os.path.join(out, f"{name}.h5")
     run([superopt, "graph", "run", path, "--dump", dump])

@@ -1,7 +1,7 @@
 // ONNX operators on tensors that map onto our element-wise, reshaping and
 // reduction operators: Add, Sub, Mul, Div, Pow, Relu, Sigmoid, Tanh, Erf, Sqrt,
-// Clip, Identity, Dropout, Cast, Shape, Reshape, Flatten, Squeeze, Unsqueeze,
-// Transpose, Concat, Split, Slice, Pad, Softmax, ReduceMean.
+// Clip (relu for [0, inf)), Max(x, 0) as relu, Identity, Dropout, Cast, Shape, Reshape, Flatten, Squeeze,
+// Unsqueeze, Transpose, Concat, Split, Slice, Pad, Softmax, ReduceMean.
 #include <algorithm>
 #include <cmath>
 
@@ -87,6 +87,9 @@ void map_clip(Importer& im, const NodeProto& n) {
   OpParams p;
   p.lo = bound(im, n, 1, "min", -INFINITY);
   p.hi = bound(im, n, 2, "max", INFINITY);
+  // Clip(x, 0, inf) is relu (canonicalization: the rules and the executor's fusions know relu).
+  if (p.lo == 0.0f && p.hi == INFINITY)
+    return im.set_output(n, 0, im.emit(OpType::relu, {im.tensor_input(n, 0)}, {}, n.output(0)));
   im.set_output(n, 0, im.emit(OpType::clip, {im.tensor_input(n, 0)}, p, n.output(0)));
 }
 
@@ -306,6 +309,16 @@ void map_reduce_mean(Importer& im, const NodeProto& n) {
   im.set_output(n, 0, mean);
 }
 
+// Max(x, 0) or Max(0, x) with a scalar 0 is relu; no other Max is mapped.
+void map_max(Importer& im, const NodeProto& n) {
+  for (int k = 0; k < 2 && n.input_size() == 2; ++k) {
+    const Constant* zero = im.constant_input(n, 1 - k);
+    if (zero && zero->size() == 1 && zero->at(0) == 0.0 && !im.constant_input(n, k))
+      return im.set_output(n, 0, im.emit(OpType::relu, {im.tensor_input(n, k)}, {}, n.output(0)));
+  }
+  throw Error("only Max(x, 0) (relu) is supported");
+}
+
 }  // namespace
 
 void add_tensor_mappers(MapperTable& t) {
@@ -320,6 +333,7 @@ void add_tensor_mappers(MapperTable& t) {
   t["Div"] = binary(OpType::ewdiv);
   t["Pow"] = map_pow;
   t["Clip"] = map_clip;
+  t["Max"] = map_max;
   t["Identity"] = alias;
   t["Dropout"] = map_dropout;
   t["Cast"] = map_cast;
