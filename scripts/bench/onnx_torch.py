@@ -13,7 +13,9 @@ exporter), import it with superopt and compare, on the same input:
 
 Prints one row per model: ONNX nodes, our operators, cost before/after, rules
 applied, both max-norm relative errors, and PASS when both are under the bound
-(1e-9 with --preserve, 1e-5 without; 1e-7 at least for the GELU transformers, whose
+(1e-9 with --preserve, 1e-5 without; the optimized model, checked after its ONNX
+export, which writes the import's folded batch norms as float32 kernels, 1e-7 with
+--preserve; 1e-7 at least for the GELU transformers, whose
 exported graph holds sqrt(2) as float32, 1.7e-8 off, which alone costs about 1e-8:
 transformer_small_relu, the same model with relu, meets 1e-9). Exit 1 if any model
 fails, 2 on bad use.
@@ -155,7 +157,11 @@ def main(argv):
             failed = True
             continue
         limit = max(bound, 1e-7) if name.startswith("transformer") and not name.endswith("relu") else bound
-        ok = r["error"] <= limit and r.get("optimized_error", 0) <= limit
+        # The optimized model is checked after its ONNX export, which writes computed weights as float32
+        # initializers: since the import folds batch norms into the convolutions (weight-only subgraphs,
+        # exact in float64 on import), that file holds the folded kernels rounded to float32 (~1e-7).
+        opt_limit = max(limit, 1e-7) if args.preserve else limit
+        ok = r["error"] <= limit and r.get("optimized_error", 0) <= opt_limit
         failed |= not ok
         print(f"{name:<20} {r['onnx_nodes']:>6} {r['operators']:>5} {fmt(r.get('optimized_operators'), 'd'):>7} "
               f"{r['import_s']:>8.2f} {fmt(r.get('cost_before'), '.4f'):>11} {fmt(r.get('cost_after'), '.4f'):>10} "
