@@ -12,7 +12,6 @@ batchnorm. Clip(x, 0, inf) and Max(x, 0) import as relu.
 """
 import json
 import os
-import subprocess
 import sys
 from collections import Counter
 
@@ -21,14 +20,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from onnx_case_driver import require_cpu_check, run, run_cases  # this folder
+
 BOUND = 1e-8
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {(p.stderr or p.stdout).strip()}")
-    return p.stdout
 
 
 class ConvBn(nn.Module):
@@ -108,28 +102,12 @@ def check_case(superopt, out, name, module, dims, batchnorms):
     err = float(np.max(np.abs(ours - theirs)) / max(float(np.max(np.abs(theirs))), 1e-300))
     if not err <= BOUND:
         raise AssertionError(f"relative error against PyTorch in float64 {err:.3e} > {BOUND:g}")
-    checked = run([superopt, "run", path, "--device", "cpu", "--threads", "1", "--repeat", "1", "--warmup", "1",
-                   "--check"])
-    if "check: passed" not in checked:
-        raise AssertionError("run --device cpu --check did not pass:\n" + checked)
+    require_cpu_check(superopt, path)
     return err
 
 
 def main(argv):
-    if len(argv) != 2:
-        raise SystemExit("usage: onnx_batchnorm_fold_test.py SUPEROPT OUT_DIR")
-    superopt, out = argv
-    os.makedirs(out, exist_ok=True)
-    failed = 0
-    for name, module, dims, batchnorms in cases():
-        try:
-            err = check_case(superopt, out, name, module, dims, batchnorms)
-            print(f"{name}: ok (error {err:.1e})", flush=True)
-        except Exception as e:  # every case is reported
-            print(f"{name}: FAIL {e}", flush=True)
-            failed += 1
-    print("onnx_batchnorm_fold_test: " + ("FAIL" if failed else "ok"))
-    return 1 if failed else 0
+    return run_cases("onnx_batchnorm_fold_test", argv, cases(), check_case)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ and imported back (the same values).
 """
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -19,14 +18,9 @@ import torch
 import torch.nn.functional as F
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_case_driver import require_cpu_check, run, run_cases  # this folder
+
 BOUND = 1e-12  # float64 against float64: the order of operations only
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {(p.stderr or p.stdout).strip()}")
-    return p.stdout
 
 
 def model(nodes, x_dims, inits, opset):
@@ -138,10 +132,7 @@ def check_case(superopt, out, name, m, op, reference):
     err = relative(ours, theirs)
     if not err <= BOUND:
         raise AssertionError(f"reference against PyTorch: relative error {err:.3e} > {BOUND:g}")
-    checked = run([superopt, "run", path, "--device", "cpu", "--threads", "1", "--repeat", "1", "--warmup", "1",
-                   "--check"])
-    if "check: passed" not in checked:
-        raise AssertionError("run --device cpu --check did not pass:\n" + checked)
+    require_cpu_check(superopt, path)
     back = os.path.join(out, f"{name}-export.onnx")
     run([superopt, "graph", "export", path, "--out", back])
     onnx.checker.check_model(back)
@@ -152,20 +143,7 @@ def check_case(superopt, out, name, m, op, reference):
 
 
 def main(argv):
-    if len(argv) != 2:
-        raise SystemExit("usage: onnx_zoo_ops_test.py SUPEROPT OUT_DIR")
-    superopt, out = argv
-    os.makedirs(out, exist_ok=True)
-    failed = 0
-    for name, m, op, reference in cases():
-        try:
-            err = check_case(superopt, out, name, m, op, reference)
-            print(f"{name}: ok ({op}, error {err:.1e})", flush=True)
-        except Exception as e:  # every case is reported
-            print(f"{name}: FAIL {e}", flush=True)
-            failed += 1
-    print("onnx_zoo_ops_test: " + ("FAIL" if failed else "ok"))
-    return 1 if failed else 0
+    return run_cases("onnx_zoo_ops_test", argv, cases(), check_case, describe=lambda case: f"{case[2]}, ")
 
 
 if __name__ == "__main__":
