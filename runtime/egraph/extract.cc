@@ -3,6 +3,7 @@
 
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "runtime/core/error.h"
 #include "runtime/core/hashing.h"
@@ -129,6 +130,40 @@ double choice_cost_ms(const EGraph& eg, const std::vector<double>& cost_ms, cons
     seen[c] = 1;
     total += cost_ms[choice[c]];
     for (ClassId child : eg.node(choice[c]).children) stack.push_back(child);
+  }
+  return total;
+}
+
+std::optional<double> acyclic_choice_cost_ms(const EGraph& eg, const std::vector<double>& cost_ms,
+                                             const std::vector<ClassId>& roots,
+                                             const std::vector<NodeIndex>& choice) {
+  enum : char { unvisited, open, done };
+  std::vector<char> state(choice.size(), unvisited);
+  double total = 0;
+  for (ClassId root : roots) {
+    // Iterative depth-first search; a class met again while open closes a cycle.
+    std::vector<std::pair<ClassId, size_t>> stack{{eg.find(root), 0}};
+    while (!stack.empty()) {
+      auto& [c, next_child] = stack.back();
+      if (next_child == 0) {
+        if (state[c] == done) {
+          stack.pop_back();
+          continue;
+        }
+        if (state[c] == open || choice[c] < 0) return std::nullopt;
+        state[c] = open;
+        total += cost_ms[choice[c]];
+      }
+      const std::vector<ClassId>& children = eg.node(choice[c]).children;
+      if (next_child < children.size()) {
+        const ClassId child = eg.find(children[next_child++]);
+        if (state[child] == open) return std::nullopt;
+        if (state[child] == unvisited) stack.push_back({child, 0});
+        continue;
+      }
+      state[c] = done;
+      stack.pop_back();
+    }
   }
   return total;
 }

@@ -37,6 +37,12 @@ Extraction greedy_extract(const EGraph& eg, const std::vector<double>& cost_ms,
 double choice_cost_ms(const EGraph& eg, const std::vector<double>& cost_ms, const std::vector<ClassId>& roots,
                       const std::vector<NodeIndex>& choice);
 
+// The same cost when the choice is one build_graph accepts; nullopt when it
+// has a cycle or a class reachable from the roots has no choice.
+std::optional<double> acyclic_choice_cost_ms(const EGraph& eg, const std::vector<double>& cost_ms,
+                                             const std::vector<ClassId>& roots,
+                                             const std::vector<NodeIndex>& choice);
+
 // The graph of a choice: seed_graph's inputs and weights, the chosen e-nodes
 // from the roots down, the roots as outputs. nullopt when the choice has a
 // cycle or a root's class has no choice.
