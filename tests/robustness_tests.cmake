@@ -232,4 +232,5 @@ add_test(NAME verify_interrupt
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/verify_interrupt_test.sh $<TARGET_FILE:superopt> ${flag_rules}
                  ${CMAKE_CURRENT_BINARY_DIR}/verify_interrupt)
 set_tests_properties(verify_interrupt PROPERTIES TIMEOUT 180 LABELS mpi PASS_REGULAR_EXPRESSION
-                     "verify_interrupt_test: ok" FAIL_REGULAR_EXPRESSION "verify_interrupt_test: FAIL")
+                     "verify_interrupt_test: ok" FAIL_REGULAR_EXPRESSION "verify_interrupt_test: FAIL"
+                     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")

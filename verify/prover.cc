@@ -15,6 +15,9 @@ z3::params entailment_params(z3::context& ctx, unsigned timeout_ms, unsigned rli
   // E-matching only: model-based instantiation cannot prove more here, and it
   // turns quick "not entailed" answers into long searches.
   p.set("mbqi", false);
+  // Z3 catches SIGINT during a check by default and answers "canceled", so a
+  // user's Ctrl-C would leave one rule unknown and the run going on.
+  p.set("ctrl_c", false);
   return p;
 }
 

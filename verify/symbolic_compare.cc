@@ -95,6 +95,7 @@ SymbolicComparison compare_symbolically(z3::context& ctx, const Graph& a, const 
   z3::solver solver(ctx);
   z3::params p(ctx);
   p.set("timeout", timeout_ms);
+  p.set("ctrl_c", false);  // Ctrl-C ends the command, not this check (prover.cc)
   solver.set(p);
   solver.add(z3::mk_or(open_differences));
   z3::check_result r = solver.check();
