@@ -137,6 +137,64 @@ TEST_CASE("a per-channel bias over a blocked convolution output runs on the JIT 
   require_agrees(g);
 }
 
+namespace {
+
+// x -> conv -> + bias [1,C,1,1] -> + residual -> activation: the form imported
+// ResNets take after their batch norms are folded.
+Graph conv_block(OpType activation, bool conv_output_too) {
+  Graph g;
+  NodeId x = g.add_input("x", {1, 16, 9, 9});
+  NodeId c = g.add(OpType::conv2d, {ref(x), ref(g.add_weight("w", {16, 16, 3, 3}))}, conv(1, Padding::same));
+  NodeId biased = g.add(OpType::ewadd, {ref(c), ref(g.add_weight("b", {1, 16, 1, 1}))});
+  NodeId sum = g.add(OpType::ewadd, {ref(x), ref(biased)});  // the residual first
+  OpParams limits;
+  limits.lo = 0, limits.hi = 6;
+  g.add_output(ref(g.add(activation, {ref(sum)}, activation == OpType::clip ? limits : OpParams{})));
+  if (conv_output_too) g.add_output(ref(c));
+  return g;
+}
+
+int fused_nodes(const Graph& g) {
+  cpu::KernelCache cache;
+  return cpu::CpuGraph(cache, g, 3).num_fused();
+}
+
+}  // namespace
+
+TEST_CASE("a convolution runs with its bias add, residual add and activation as one primitive", "[cpu]") {
+  for (OpType activation : {OpType::relu, OpType::clip, OpType::silu, OpType::hardswish}) {
+    INFO(op_name(activation));
+    Graph g = conv_block(activation, false);
+    CHECK(fused_nodes(g) == 3);
+    require_agrees(g);
+  }
+  // A convolution output that is also a graph output stays a tensor of its own.
+  Graph shared = conv_block(OpType::relu, true);
+  CHECK(fused_nodes(shared) == 0);
+  require_agrees(shared);
+  // hardsigmoid is two eltwise steps: the bias and the sum fuse, it does not.
+  CHECK(fused_nodes(conv_block(OpType::hardsigmoid, false)) == 2);
+  require_agrees(conv_block(OpType::hardsigmoid, false));
+}
+
+TEST_CASE("two fused convolutions meet at a residual add computed after the first", "[cpu]") {
+  // A ResNet downsampling block: the shortcut's conv + bias is the residual of
+  // the main path's conv + bias + add + relu, and comes later in node order.
+  Graph g;
+  NodeId x = g.add_input("x", {2, 8, 10, 10});
+  NodeId main =
+      g.add(OpType::conv2d, {ref(x), ref(g.add_weight("w1", {16, 8, 3, 3}))}, conv(2, Padding::same));
+  NodeId main_bias = g.add(OpType::ewadd, {ref(main), ref(g.add_weight("b1", {16, 1, 1}))});
+  NodeId shortcut =
+      g.add(OpType::conv2d, {ref(x), ref(g.add_weight("w2", {16, 8, 1, 1}))}, conv(2, Padding::same));
+  NodeId shortcut_bias = g.add(OpType::ewadd, {ref(g.add_weight("b2", {1, 16, 1, 1})), ref(shortcut)});
+  NodeId sum = g.add(OpType::ewadd, {ref(main_bias), ref(shortcut_bias)});
+  g.add_output(ref(g.add(OpType::relu, {ref(sum)})));
+  // main: bias, the sum and the relu; the shortcut: its bias.
+  CHECK(fused_nodes(g) == 4);
+  require_agrees(g);
+}
+
 TEST_CASE("both operands broadcast: the documented reference fallback", "[cpu]") {
   Graph g;
   NodeId sum = g.add(OpType::ewadd, {ref(g.add_input("a", {4, 1})), ref(g.add_input("b", {1, 5}))});

@@ -70,6 +70,7 @@ class CpuExecutor : public Executor {
     r.device = device_text();
     r.launches = graph.num_launches();
     r.reorders = graph.num_reorders();
+    r.fused = graph.num_fused();
     std::vector<double> times =
         cpu::time_runs_ms(std::max(options_.warmup, 1), options_.repeats, [&](int) { graph.run(); });
     r.repeats = options_.repeats;

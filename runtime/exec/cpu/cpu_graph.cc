@@ -77,15 +77,16 @@ void CpuGraph::plan_views(NodeId id) {
 
 void CpuGraph::plan_node(NodeId id, const std::vector<bool>& weight_only) {
   const Node& n = graph_.node(id);
+  const std::vector<TensorRef> inputs(n.inputs().begin(), n.inputs().end());
   std::vector<memory::desc> given;
   std::array<bool, kMaxInputs> weight{};
-  for (size_t i = 0; i < n.inputs().size(); ++i) {
-    given.push_back(tensor(n.inputs()[i]).get_desc());
-    weight[i] = weight_only[n.inputs()[i].node];
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    given.push_back(tensor(inputs[i]).get_desc());
+    weight[i] = weight_only[inputs[i].node];
   }
   const NodeKernel& k = cache_.get(graph_, id, given, std::span<const bool>(weight.data(), given.size()));
   std::vector<dnnl::memory> ins, outs;
-  for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(n.inputs()[i], k.inputs[i], weight[i]));
+  for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(inputs[i], k.inputs[i], weight[i]));
   for (int port = 0; port < n.num_outputs(); ++port)
     outs.push_back(tensors_[id][port] = allocate(k.outputs[port]));
   if (k.reference) {
@@ -97,6 +98,11 @@ void CpuGraph::plan_node(NodeId id, const std::vector<bool>& weight_only) {
     steps_.push_back({{}, {}, [&g, id, in_ptrs, out_ptrs] { run_reference(g, id, in_ptrs, out_ptrs); }});
     return;
   }
+  add_calls(k, ins, outs);
+}
+
+void CpuGraph::add_calls(const NodeKernel& k, const std::vector<dnnl::memory>& ins,
+                         const std::vector<dnnl::memory>& outs) {
   for (const PrimitiveCall& call : k.calls) {
     Step step{call.primitive, {}, {}};
     for (const Binding& b : call.bindings) {
@@ -105,6 +111,44 @@ void CpuGraph::plan_node(NodeId id, const std::vector<bool>& weight_only) {
     }
     steps_.push_back(std::move(step));
   }
+}
+
+// A convolution with its fused followers, planned where the last follower
+// stands in topological order (a residual may be computed after the
+// convolution). Only the last follower's output is held. When oneDNN rejects
+// the fused primitive, the nodes run one by one.
+void CpuGraph::plan_fusion(const ConvFusion& f, const std::vector<bool>& weight_only) {
+  const Node& conv = graph_.node(f.conv);
+  std::vector<TensorRef> inputs = {conv.inputs()[0], conv.inputs()[1]};
+  if (f.bias) inputs.push_back(*f.bias);
+  std::vector<memory::desc> given;
+  std::array<bool, kMaxInputs> weight{};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    given.push_back(tensor(inputs[i]).get_desc());
+    weight[i] = weight_only[inputs[i].node];
+  }
+  ConvPostOps post{f.bias.has_value(), f.residual.has_value(), {}};
+  if (f.activation >= 0) post.activation = eltwise_step(graph_.node(f.activation));
+  const NodeKernel* k = nullptr;
+  try {
+    k = &cache_.get(graph_, f.conv, given, std::span<const bool>(weight.data(), given.size()), &post);
+  } catch (const Error&) {
+    plan_node(f.conv, weight_only);
+    for (NodeId id : f.absorbed) plan_node(id, weight_only);
+    return;
+  }
+  std::vector<dnnl::memory> ins;
+  for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(inputs[i], k->inputs[i], weight[i]));
+  dnnl::memory out = tensors_[f.last()][0] = allocate(k->outputs[0]);
+  if (f.residual) {  // the sum post-op adds what the destination holds
+    dnnl::memory residual = tensor(*f.residual);
+    if (residual.get_desc().dims() != out.get_desc().dims())
+      residual = dnnl::memory(plain_desc(out.get_desc().dims()), engine(), residual.get_data_handle());
+    steps_.push_back({dnnl::reorder(residual, out), {{DNNL_ARG_FROM, residual}, {DNNL_ARG_TO, out}}, {}});
+    ++reorders_;
+  }
+  add_calls(*k, ins, {out});
+  fused_nodes_ += int(f.absorbed.size());
 }
 
 CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(cache), graph_(g) {
@@ -121,10 +165,14 @@ CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(c
   }
   RealArith<double> ar;
   SourceValues<RealArith<double>> sources = random_sources(ar, seed);
+  const FusionPlan fusions =
+      plan_conv_fusions(g, weight_only, [](const Node& n) { return eltwise_step(n).has_value(); });
   for (NodeId id : *order) {
     const Node& n = g.node(id);
     if (weight_only[id]) continue;
-    if (n.op == OpType::input) {
+    if (const int group = fusions.group_of[size_t(id)]; group >= 0) {
+      if (fusions.groups[size_t(group)].last() == id) plan_fusion(fusions.groups[size_t(group)], weight_only);
+    } else if (n.op == OpType::input) {
       Tensor<double> v = sources(g, id);
       fill(tensor({id, 0}) = allocate(plain_desc(v.shape)), v.data);
     } else if (runs_no_kernel(g, id)) {
@@ -147,9 +195,15 @@ void CpuGraph::run() {
   stream().wait();
 }
 
+bool CpuGraph::held(TensorRef t) const {
+  return bool(tensors_.at(t.node).at(t.port));
+}
+
 Tensor<float> CpuGraph::download(TensorRef t) {
   const dnnl::memory& m = tensors_.at(t.node).at(t.port);
-  if (!m) throw Error("tensor " + tensor_label(graph_, t) + " is not held (folded into a weight it feeds)");
+  if (!m)
+    throw Error("tensor " + tensor_label(graph_, t) +
+                " is not held (folded into a weight it feeds, or inside a fused convolution)");
   const Shape& shape = graph_.shape(t);
   dnnl::memory plain = m;
   if (!(m.get_desc() == plain_desc(shape))) {

@@ -15,6 +15,7 @@
 
 #include "runtime/core/graph.h"
 #include "runtime/core/tensor.h"
+#include "runtime/exec/cpu/cpu_fusion.h"
 #include "runtime/exec/cpu/cpu_kernels.h"
 
 namespace superopt::cpu {
@@ -29,11 +30,15 @@ class CpuGraph {
   // One tensor as a row-major float tensor: a graph input, any operator's input
   // or output, or a folded weight (for the checks).
   Tensor<float> download(TensorRef t);
+  // False for a tensor inside a fused convolution (or an interior weight).
+  bool held(TensorRef t) const;
   std::vector<Tensor<float>> outputs();
   // Primitive calls per run, reorders included (views and folded weights excluded).
   int num_launches() const { return static_cast<int>(steps_.size()); }
   // Reorders per run between formats (part of num_launches).
   int num_reorders() const { return reorders_; }
+  // Nodes run inside another node's primitive (a convolution's bias, residual add, activation).
+  int num_fused() const { return fused_nodes_; }
 
  private:
   struct Step {
@@ -49,6 +54,9 @@ class CpuGraph {
   dnnl::memory in_format(TensorRef t, const memory::desc& want, bool weight);
   void plan_views(NodeId id);
   void plan_node(NodeId id, const std::vector<bool>& weight_only);
+  void plan_fusion(const ConvFusion& f, const std::vector<bool>& weight_only);
+  void add_calls(const NodeKernel& k, const std::vector<dnnl::memory>& ins,
+                 const std::vector<dnnl::memory>& outs);
 
   KernelCache& cache_;
   const Graph& graph_;
@@ -57,6 +65,7 @@ class CpuGraph {
   std::vector<memory::desc> converted_formats_;
   std::vector<Step> steps_;
   int reorders_ = 0;
+  int fused_nodes_ = 0;
 };
 
 }  // namespace superopt::cpu

@@ -62,7 +62,10 @@ void pad_rows(const Graph& g, const Node& n, const float* x, float* y) {
                 y + (pl * big_h + row + n.params.pads[0]) * big_w + n.params.pads[2]);
 }
 
-NodeKernel conv_kernel(const Graph& g, const Node& n) {
+// A convolution; with post ops, also the bias (input 2, bound as [C]), the sum
+// and the eltwise of its fused followers.
+NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
+                       const ConvPostOps& post) {
   const OpParams& p = n.params;
   const Shape& x = g.shape(n.inputs()[0]);
   const Shape& w = g.shape(n.inputs()[1]);
@@ -75,24 +78,39 @@ NodeKernel conv_kernel(const Graph& g, const Node& n) {
   const int64_t pad_right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + w[3] - x[3] - ww.pad_before);
   const memory::dims weight_dims = groups == 1 ? memory::dims{w[0], w[1], w[2], w[3]}
                                                : memory::dims{groups, w[0] / groups, w[1], w[2], w[3]};
-  dnnl::convolution_forward::desc d(prop_kind::forward_inference, algorithm::convolution_direct,
-                                    any_desc(dims_of(x)), any_desc(weight_dims), any_desc(dims_of(y)),
-                                    {p.stride_h, p.stride_w}, {wh.pad_before, ww.pad_before},
-                                    {pad_bottom, pad_right});
+  const memory::desc bias = plain_desc(memory::dims{y[1]});
+  auto make_desc = [&] {
+    const memory::dims strides{p.stride_h, p.stride_w}, pad_l{wh.pad_before, ww.pad_before},
+        pad_r{pad_bottom, pad_right};
+    if (post.bias)
+      return dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                             any_desc(dims_of(x)), any_desc(weight_dims), bias,
+                                             any_desc(dims_of(y)), strides, pad_l, pad_r);
+    return dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                           any_desc(dims_of(x)), any_desc(weight_dims), any_desc(dims_of(y)),
+                                           strides, pad_l, pad_r);
+  };
+  dnnl::post_ops ops;
+  if (p.activation == Activation::relu) ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+  if (post.sum) ops.append_sum(1.f);
+  if (post.activation)
+    ops.append_eltwise(1.f, post.activation->algorithm, post.activation->alpha, post.activation->beta);
   dnnl::primitive_attr attr;
-  if (p.activation == Activation::relu) {
-    dnnl::post_ops ops;
-    ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
-    attr.set_post_ops(ops);
-  }
-  dnnl::convolution_forward::primitive_desc pd(d, attr, engine());
+  attr.set_post_ops(ops);
+  dnnl::convolution_forward::primitive_desc pd(make_desc(), attr, engine());
   NodeKernel k;
   k.inputs = {pd.src_desc(), pd.weights_desc()};  // a grouped kernel is viewed as 5-D goihw
   k.outputs = {pd.dst_desc()};
-  k.calls.push_back(
-      {dnnl::convolution_forward(pd),
-       {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_WEIGHTS, false, 1, {}}, {DNNL_ARG_DST, true, 0, {}}}});
-  k.algorithm = "onednn:conv:" + impl_text(pd) + (p.activation == Activation::relu ? "+relu" : "");
+  PrimitiveCall call{
+      dnnl::convolution_forward(pd),
+      {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_WEIGHTS, false, 1, {}}, {DNNL_ARG_DST, true, 0, {}}}};
+  if (post.bias) {
+    k.inputs.push_back(plain_desc(given[2].dims()));
+    call.bindings.push_back({DNNL_ARG_BIAS, false, 2, bias});
+  }
+  k.calls.push_back(std::move(call));
+  k.algorithm =
+      "onednn:conv:" + impl_text(pd) + (p.activation == Activation::relu ? "+relu" : "") + post.key();
   return k;
 }
 
@@ -172,11 +190,10 @@ NodeKernel binary_kernel(const Graph& g, const Node& n, std::span<const memory::
 }
 
 NodeKernel eltwise_kernel(const Node& n, const memory::desc& src) {
-  const algorithm alg = n.op == OpType::relu      ? algorithm::eltwise_relu
-                        : n.op == OpType::sigmoid ? algorithm::eltwise_logistic
-                                                  : algorithm::eltwise_tanh;
+  const EltwiseStep step = *eltwise_step(n);
   dnnl::eltwise_forward::primitive_desc pd(
-      dnnl::eltwise_forward::desc(prop_kind::forward_inference, alg, src, 0.f, 0.f), engine());
+      dnnl::eltwise_forward::desc(prop_kind::forward_inference, step.algorithm, src, step.alpha, step.beta),
+      engine());
   NodeKernel k;
   k.inputs = {src};
   k.outputs = {pd.dst_desc()};
@@ -300,6 +317,42 @@ NodeKernel split_kernel(const Graph& g, const Node& n) {
 
 }  // namespace
 
+std::optional<EltwiseStep> eltwise_step(const Node& n) {
+  switch (n.op) {
+    case OpType::relu:
+      return EltwiseStep{algorithm::eltwise_relu};
+    case OpType::sigmoid:
+      return EltwiseStep{algorithm::eltwise_logistic};
+    case OpType::tanh:
+      return EltwiseStep{algorithm::eltwise_tanh};
+    case OpType::hardswish:
+      return EltwiseStep{algorithm::eltwise_hardswish};
+    case OpType::silu:
+      return EltwiseStep{algorithm::eltwise_swish, 1.f, 0.f};
+    case OpType::gelu:
+      return EltwiseStep{algorithm::eltwise_gelu_erf};
+    case OpType::sqrt:
+      return EltwiseStep{algorithm::eltwise_sqrt};
+    case OpType::clip:
+      return EltwiseStep{algorithm::eltwise_clip_v2, n.params.lo, n.params.hi};
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string ConvPostOps::key() const {
+  std::string k = bias ? "+bias" : "";
+  if (sum) k += "+sum";
+  if (activation)
+    k.append("+eltwise:")
+        .append(std::to_string(int(activation->algorithm)))
+        .append(",")
+        .append(std::to_string(activation->alpha))
+        .append(",")
+        .append(std::to_string(activation->beta));
+  return k;
+}
+
 NodeKernel plain_kernel(const Graph& g, const Node& n) {
   NodeKernel k;
   for (TensorRef t : n.inputs()) k.inputs.push_back(plain_desc(g.shape(t)));
@@ -326,12 +379,12 @@ memory::desc plain_desc(const Shape& shape) {
 }
 
 NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight) {
+                        std::span<const bool> weight, const ConvPostOps* post) {
   const Node& n = g.node(id);
   try {
     switch (n.op) {
       case OpType::conv2d:
-        return conv_kernel(g, n);
+        return conv_kernel(g, n, given, post ? *post : ConvPostOps{});
       case OpType::matmul:
         return matmul_kernel(g, n, weight);
       case OpType::ewadd:
@@ -396,14 +449,15 @@ int KernelCache::format_id(const memory::desc& d) {
 }
 
 const NodeKernel& KernelCache::get(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                                   std::span<const bool> weight) {
+                                   std::span<const bool> weight, const ConvPostOps* post) {
   std::string key = op_signature(g, id);
+  if (post) key += post->key();
   for (size_t i = 0; i < given.size(); ++i)
     key.append("|")
         .append(std::to_string(format_id(given[i])))
         .append(weight[i] ? "w" : "a");  // not +: GCC 12 -Wrestrict
   auto it = kernels_.find(key);
-  if (it == kernels_.end()) it = kernels_.emplace(key, build_kernel(g, id, given, weight)).first;
+  if (it == kernels_.end()) it = kernels_.emplace(key, build_kernel(g, id, given, weight, post)).first;
   return it->second;
 }
 

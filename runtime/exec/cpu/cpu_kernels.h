@@ -45,6 +45,25 @@ struct NodeKernel {
                                      // reference kernel: algorithm "reference:...")
 };
 
+// A unary operator as one oneDNN eltwise algorithm (relu, sigmoid, tanh, clip,
+// hardswish, silu, gelu, sqrt), or nullopt (hardsigmoid takes two).
+struct EltwiseStep {
+  dnnl::algorithm algorithm;
+  float alpha = 0, beta = 0;
+};
+std::optional<EltwiseStep> eltwise_step(const Node& n);
+
+// What a convolution runs besides itself, when the executor fuses its
+// followers (cpu_fusion.h): a bias (a third input, [C] or broadcast as
+// [1,C,1,1]), a sum post-op (the destination holds the residual before the
+// call) and an eltwise post-op, in that order.
+struct ConvPostOps {
+  bool bias = false;
+  bool sum = false;
+  std::optional<EltwiseStep> activation;
+  std::string key() const;
+};
+
 // A kernel whose inputs and outputs are row-major (operators that address
 // elements by position), without calls yet.
 NodeKernel plain_kernel(const Graph& g, const Node& n);
@@ -58,7 +77,7 @@ memory::dims dims_of(const Shape& shape);
 // weight[i] says input i is prepared once (folded), so the primitive may ask
 // for any format. Throws Error when oneDNN rejects the operator.
 NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight);
+                        std::span<const bool> weight, const ConvPostOps* post = nullptr);
 
 // The reference kernel of node `id` in float on plain row-major buffers (one
 // per input and per output port), for operators with no primitive; pad as a
@@ -70,8 +89,9 @@ void run_reference(const Graph& g, NodeId id, std::span<const float* const> inpu
 // repeated blocks of a model, a re-measured signature) share one primitive.
 class KernelCache {
  public:
+  // `post`: a convolution with fused followers (given then holds the bias third).
   const NodeKernel& get(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight);
+                        std::span<const bool> weight, const ConvPostOps* post = nullptr);
   size_t size() const { return kernels_.size(); }
 
  private:

@@ -29,36 +29,16 @@ dnnl::eltwise_forward::primitive_desc eltwise(algorithm alg, const memory::desc&
 // One eltwise primitive in the input's format; hardsigmoid is two (oneDNN 2.6
 // has none): clip(x, -3, 3) / 6 + 1/2 = clip(x / 6 + 1/2, 0, 1), the second in place.
 NodeKernel activation_kernel(const Node& n, const memory::desc& src) {
-  struct Step {
-    algorithm alg;
-    float alpha, beta;
-  };
-  std::vector<Step> steps;
-  switch (n.op) {
-    case OpType::hardswish:
-      steps = {{algorithm::eltwise_hardswish, 0.f, 0.f}};
-      break;
-    case OpType::silu:
-      steps = {{algorithm::eltwise_swish, 1.f, 0.f}};
-      break;
-    case OpType::gelu:
-      steps = {{algorithm::eltwise_gelu_erf, 0.f, 0.f}};
-      break;
-    case OpType::sqrt:
-      steps = {{algorithm::eltwise_sqrt, 0.f, 0.f}};
-      break;
-    case OpType::clip:
-      steps = {{algorithm::eltwise_clip_v2, n.params.lo, n.params.hi}};
-      break;
-    default:  // hardsigmoid
-      steps = {{algorithm::eltwise_clip_v2, -3.f, 3.f}, {algorithm::eltwise_linear, 1.f / 6.f, 0.5f}};
-      break;
-  }
+  std::vector<EltwiseStep> steps;
+  if (std::optional<EltwiseStep> step = eltwise_step(n))
+    steps = {*step};
+  else  // hardsigmoid
+    steps = {{algorithm::eltwise_clip_v2, -3.f, 3.f}, {algorithm::eltwise_linear, 1.f / 6.f, 0.5f}};
   NodeKernel k;
   k.inputs = {src};
   k.algorithm = "onednn:eltwise:";
   for (size_t i = 0; i < steps.size(); ++i) {
-    auto pd = eltwise(steps[i].alg, src, steps[i].alpha, steps[i].beta);
+    auto pd = eltwise(steps[i].algorithm, src, steps[i].alpha, steps[i].beta);
     k.outputs = {pd.dst_desc()};
     k.calls.push_back(unary_call(dnnl::eltwise_forward(pd), i > 0));
     k.algorithm.append(i ? "+" : "").append(pd.impl_info_str());
