@@ -109,8 +109,10 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
     call.bindings.push_back({DNNL_ARG_BIAS, false, 2, bias});
   }
   k.calls.push_back(std::move(call));
-  k.algorithm =
-      "onednn:conv:" + impl_text(pd) + (p.activation == Activation::relu ? "+relu" : "") + post.key();
+  k.algorithm = "onednn:conv:";
+  k.algorithm.append(impl_text(pd))
+      .append(p.activation == Activation::relu ? "+relu" : "")
+      .append(post.key());
   return k;
 }
 
@@ -341,8 +343,9 @@ std::optional<EltwiseStep> eltwise_step(const Node& n) {
 }
 
 std::string ConvPostOps::key() const {
-  std::string k = bias ? "+bias" : "";
-  if (sum) k += "+sum";
+  std::string k;
+  if (bias) k.append("+bias");
+  if (sum) k.append("+sum");
   if (activation)
     k.append("+eltwise:")
         .append(std::to_string(int(activation->algorithm)))
@@ -451,7 +454,7 @@ int KernelCache::format_id(const memory::desc& d) {
 const NodeKernel& KernelCache::get(const Graph& g, NodeId id, std::span<const memory::desc> given,
                                    std::span<const bool> weight, const ConvPostOps* post) {
   std::string key = op_signature(g, id);
-  if (post) key += post->key();
+  if (post) key.append(post->key());
   for (size_t i = 0; i < given.size(); ++i)
     key.append("|")
         .append(std::to_string(format_id(given[i])))
