@@ -195,6 +195,25 @@ TEST_CASE("two fused convolutions meet at a residual add computed after the firs
   require_agrees(g);
 }
 
+TEST_CASE("a linear layer runs matmul, bias, residual add and activation as one primitive", "[cpu]") {
+  Graph g;
+  NodeId x = g.add_input("x", {2, 5, 32});
+  NodeId mm = g.add(OpType::matmul, {ref(x), ref(g.add_weight("w", {32, 32}))});
+  NodeId biased = g.add(OpType::ewadd, {ref(g.add_weight("b", {32})), ref(mm)});
+  NodeId sum = g.add(OpType::ewadd, {ref(biased), ref(x)});
+  g.add_output(ref(g.add(OpType::gelu, {ref(sum)})));
+  // A rank-2 layer whose bias is [1, N], into a relu.
+  NodeId rows = g.add_input("rows", {4, 32});
+  NodeId mm2 = g.add(OpType::matmul, {ref(rows), ref(g.add_weight("w2", {32, 16}))});
+  NodeId biased2 = g.add(OpType::ewadd, {ref(mm2), ref(g.add_weight("b2", {1, 16}))});
+  g.add_output(ref(g.add(OpType::relu, {ref(biased2)})));
+  // Not a bias: [5, 1] varies along the rows.
+  NodeId mm3 = g.add(OpType::matmul, {ref(x), ref(g.add_weight("w3", {32, 8}))});
+  g.add_output(ref(g.add(OpType::ewadd, {ref(mm3), ref(g.add_weight("not_bias", {5, 1}))})));
+  CHECK(fused_nodes(g) == 3 + 2);
+  require_agrees(g);
+}
+
 TEST_CASE("both operands broadcast: the documented reference fallback", "[cpu]") {
   Graph g;
   NodeId sum = g.add(OpType::ewadd, {ref(g.add_input("a", {4, 1})), ref(g.add_input("b", {1, 5}))});

@@ -15,7 +15,8 @@ Graph unary_graph(OpType op, const Shape& x, const OpParams& p = {}, std::vector
   Graph g;
   std::vector<TensorRef> in = {{g.add_input("x", x), 0}};
   for (size_t i = 0; i < weights.size(); ++i)
-    in.push_back({g.add_weight("w" + std::to_string(i), weights[i]), 0});
+    in.push_back(
+        {g.add_weight(std::string("w").append(std::to_string(i)), weights[i]), 0});  // GCC 12 -Wrestrict
   NodeId y = g.add(op, std::span<const TensorRef>(in), p);
   g.add_output({g.add(OpType::relu, {TensorRef{y, 0}}), 0});
   return g;

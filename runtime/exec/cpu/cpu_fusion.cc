@@ -1,4 +1,4 @@
-// The CPU executor's convolution fusion groups (see cpu_fusion.h).
+// The CPU executor's fusion groups (see cpu_fusion.h).
 #include "runtime/exec/cpu/cpu_fusion.h"
 
 namespace superopt::cpu {
@@ -35,30 +35,42 @@ std::optional<TensorRef> other_input(const Node& n, NodeId from) {
   return std::nullopt;
 }
 
-bool per_channel(const Graph& g, TensorRef t, int64_t channels) {
+// A bias the producer's primitive adds itself: a weight that varies along the
+// output channels only (conv2d: [C,1,1] or [1,C,1,1]; matmul: [N] or
+// [1,...,1,N] of at most the output's rank).
+bool is_bias(const Graph& g, const Node& producer, TensorRef t) {
   const Shape& s = g.shape(t);
-  if (s.rank() == 3) return s[0] == channels && s[1] == 1 && s[2] == 1;
-  return s.rank() == 4 && s[0] == 1 && s[1] == channels && s[2] == 1 && s[3] == 1;
+  const Shape& out = producer.output(0).shape;
+  if (producer.op == OpType::conv2d) {
+    if (s.rank() == 3) return s[0] == out[1] && s[1] == 1 && s[2] == 1;
+    return s.rank() == 4 && s[0] == 1 && s[1] == out[1] && s[2] == 1 && s[3] == 1;
+  }
+  if (s.rank() < 1 || s.rank() > out.rank() || s[s.rank() - 1] != out[out.rank() - 1]) return false;
+  for (int i = 0; i + 1 < s.rank(); ++i)
+    if (s[i] != 1) return false;
+  return true;
 }
 
 // Two groups may reach the same add (conv + bias on each side of a residual
 // add): a node in an earlier group is not taken again, so the later group ends
 // before it and its output stays held for the earlier one's sum.
-ConvFusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_only,
-                const std::vector<int>& taken, NodeId conv, bool (*fusable_activation)(const Node&)) {
-  ConvFusion f;
-  f.conv = conv;
-  if (g.node(conv).params.activation != Activation::none) return f;  // its relu comes before any add
-  const Shape& out = g.node(conv).output(0).shape;
-  NodeId at = conv;
+Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_only,
+            const std::vector<int>& taken, NodeId producer, bool (*fusable_activation)(const Node&)) {
+  Fusion f;
+  f.producer = producer;
+  const Node& p = g.node(producer);
+  if (p.op == OpType::conv2d && p.params.activation != Activation::none)
+    return f;  // its relu precedes any add
+  const Shape& out = p.output(0).shape;
+  NodeId at = producer;
   auto free_reader = [&](NodeId id) {
     const NodeId r = uses.only_reader(g, id);
     return r >= 0 && taken[size_t(r)] < 0 ? r : NodeId(-1);
   };
-  NodeId next = free_reader(conv);
-  if (next >= 0 && g.node(next).op == OpType::ewadd) {
+  NodeId next = free_reader(producer);
+  if (next >= 0 && g.node(next).op == OpType::ewadd && g.node(next).output(0).shape == out) {
     std::optional<TensorRef> b = other_input(g.node(next), at);
-    if (b && weight_only[size_t(b->node)] && per_channel(g, *b, out[1])) {
+    if (b && weight_only[size_t(b->node)] && is_bias(g, p, *b)) {
       f.bias = b;
       f.absorbed.push_back(at = next);
       next = free_reader(at);
@@ -81,15 +93,17 @@ ConvFusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weigh
 
 }  // namespace
 
-FusionPlan plan_conv_fusions(const Graph& g, const std::vector<bool>& weight_only,
-                             bool (*fusable_activation)(const Node&)) {
+FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only,
+                        bool (*fusable_activation)(const Node&)) {
   FusionPlan plan;
   plan.group_of.assign(size_t(g.num_nodes()), -1);
   const Uses uses(g);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (g.node(id).op != OpType::conv2d || weight_only[size_t(id)] || plan.group_of[size_t(id)] >= 0)
+    const OpType op = g.node(id).op;
+    if ((op != OpType::conv2d && op != OpType::matmul) || weight_only[size_t(id)] ||
+        plan.group_of[size_t(id)] >= 0)
       continue;
-    ConvFusion f = grow(g, uses, weight_only, plan.group_of, id, fusable_activation);
+    Fusion f = grow(g, uses, weight_only, plan.group_of, id, fusable_activation);
     if (f.absorbed.empty()) continue;
     const int index = int(plan.groups.size());
     plan.group_of[size_t(id)] = index;

@@ -113,13 +113,13 @@ void CpuGraph::add_calls(const NodeKernel& k, const std::vector<dnnl::memory>& i
   }
 }
 
-// A convolution with its fused followers, planned where the last follower
+// A convolution or matmul with its fused followers, planned where the last follower
 // stands in topological order (a residual may be computed after the
-// convolution). Only the last follower's output is held. When oneDNN rejects
+// producer). Only the last follower's output is held. When oneDNN rejects
 // the fused primitive, the nodes run one by one.
-void CpuGraph::plan_fusion(const ConvFusion& f, const std::vector<bool>& weight_only) {
-  const Node& conv = graph_.node(f.conv);
-  std::vector<TensorRef> inputs = {conv.inputs()[0], conv.inputs()[1]};
+void CpuGraph::plan_fusion(const Fusion& f, const std::vector<bool>& weight_only) {
+  const Node& producer = graph_.node(f.producer);
+  std::vector<TensorRef> inputs = {producer.inputs()[0], producer.inputs()[1]};
   if (f.bias) inputs.push_back(*f.bias);
   std::vector<memory::desc> given;
   std::array<bool, kMaxInputs> weight{};
@@ -127,13 +127,13 @@ void CpuGraph::plan_fusion(const ConvFusion& f, const std::vector<bool>& weight_
     given.push_back(tensor(inputs[i]).get_desc());
     weight[i] = weight_only[inputs[i].node];
   }
-  ConvPostOps post{f.bias.has_value(), f.residual.has_value(), {}};
+  PostOps post{f.bias.has_value(), f.residual.has_value(), {}};
   if (f.activation >= 0) post.activation = eltwise_step(graph_.node(f.activation));
   const NodeKernel* k = nullptr;
   try {
-    k = &cache_.get(graph_, f.conv, given, std::span<const bool>(weight.data(), given.size()), &post);
+    k = &cache_.get(graph_, f.producer, given, std::span<const bool>(weight.data(), given.size()), &post);
   } catch (const Error&) {
-    plan_node(f.conv, weight_only);
+    plan_node(f.producer, weight_only);
     for (NodeId id : f.absorbed) plan_node(id, weight_only);
     return;
   }
@@ -166,7 +166,7 @@ CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(c
   RealArith<double> ar;
   SourceValues<RealArith<double>> sources = random_sources(ar, seed);
   const FusionPlan fusions =
-      plan_conv_fusions(g, weight_only, [](const Node& n) { return eltwise_step(n).has_value(); });
+      plan_fusions(g, weight_only, [](const Node& n) { return eltwise_step(n).has_value(); });
   for (NodeId id : *order) {
     const Node& n = g.node(id);
     if (weight_only[id]) continue;
@@ -203,7 +203,7 @@ Tensor<float> CpuGraph::download(TensorRef t) {
   const dnnl::memory& m = tensors_.at(t.node).at(t.port);
   if (!m)
     throw Error("tensor " + tensor_label(graph_, t) +
-                " is not held (folded into a weight it feeds, or inside a fused convolution)");
+                " is not held (folded into a weight it feeds, or inside a fused convolution or matmul)");
   const Shape& shape = graph_.shape(t);
   dnnl::memory plain = m;
   if (!(m.get_desc() == plain_desc(shape))) {

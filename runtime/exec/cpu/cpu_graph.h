@@ -30,14 +30,14 @@ class CpuGraph {
   // One tensor as a row-major float tensor: a graph input, any operator's input
   // or output, or a folded weight (for the checks).
   Tensor<float> download(TensorRef t);
-  // False for a tensor inside a fused convolution (or an interior weight).
+  // False for a tensor inside a fused group (or an interior weight).
   bool held(TensorRef t) const;
   std::vector<Tensor<float>> outputs();
   // Primitive calls per run, reorders included (views and folded weights excluded).
   int num_launches() const { return static_cast<int>(steps_.size()); }
   // Reorders per run between formats (part of num_launches).
   int num_reorders() const { return reorders_; }
-  // Nodes run inside another node's primitive (a convolution's bias, residual add, activation).
+  // Nodes run inside a convolution or matmul primitive (bias, residual add, activation).
   int num_fused() const { return fused_nodes_; }
 
  private:
@@ -54,7 +54,7 @@ class CpuGraph {
   dnnl::memory in_format(TensorRef t, const memory::desc& want, bool weight);
   void plan_views(NodeId id);
   void plan_node(NodeId id, const std::vector<bool>& weight_only);
-  void plan_fusion(const ConvFusion& f, const std::vector<bool>& weight_only);
+  void plan_fusion(const Fusion& f, const std::vector<bool>& weight_only);
   void add_calls(const NodeKernel& k, const std::vector<dnnl::memory>& ins,
                  const std::vector<dnnl::memory>& outs);
 

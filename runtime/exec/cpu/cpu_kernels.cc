@@ -62,10 +62,22 @@ void pad_rows(const Graph& g, const Node& n, const float* x, float* y) {
                 y + (pl * big_h + row + n.params.pads[0]) * big_w + n.params.pads[2]);
 }
 
+// The post-ops of fused followers: sum, then the activation.
+dnnl::primitive_attr post_ops_attr(const PostOps& post, bool relu_first) {
+  dnnl::post_ops ops;
+  if (relu_first) ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+  if (post.sum) ops.append_sum(1.f);
+  if (post.activation)
+    ops.append_eltwise(1.f, post.activation->algorithm, post.activation->alpha, post.activation->beta);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  return attr;
+}
+
 // A convolution; with post ops, also the bias (input 2, bound as [C]), the sum
 // and the eltwise of its fused followers.
 NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
-                       const ConvPostOps& post) {
+                       const PostOps& post) {
   const OpParams& p = n.params;
   const Shape& x = g.shape(n.inputs()[0]);
   const Shape& w = g.shape(n.inputs()[1]);
@@ -90,13 +102,7 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
                                            any_desc(dims_of(x)), any_desc(weight_dims), any_desc(dims_of(y)),
                                            strides, pad_l, pad_r);
   };
-  dnnl::post_ops ops;
-  if (p.activation == Activation::relu) ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
-  if (post.sum) ops.append_sum(1.f);
-  if (post.activation)
-    ops.append_eltwise(1.f, post.activation->algorithm, post.activation->alpha, post.activation->beta);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
+  const dnnl::primitive_attr attr = post_ops_attr(post, p.activation == Activation::relu);
   dnnl::convolution_forward::primitive_desc pd(make_desc(), attr, engine());
   NodeKernel k;
   k.inputs = {pd.src_desc(), pd.weights_desc()};  // a grouped kernel is viewed as 5-D goihw
@@ -117,15 +123,23 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
 }
 
 // Batched [..., m, k] x [..., k, n]; a rank-2 operand is broadcast over the
-// batch. A folded right operand (a weight) is packed in oneDNN's preferred format.
-NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const bool> weight) {
+// batch. A folded right operand (a weight) is packed in oneDNN's preferred
+// format. With post ops, also the bias (input 2, broadcast as [1,...,1,n]).
+NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
+                         std::span<const bool> weight, const PostOps& post) {
   const Shape& a = g.shape(n.inputs()[0]);
   const Shape& b = g.shape(n.inputs()[1]);
   const Shape& c = n.output(0).shape;
   const memory::dims ad = padded_dims(a, c.rank()), bd = padded_dims(b, c.rank());
+  memory::dims bias_dims(size_t(c.rank()), 1);
+  bias_dims.back() = c[c.rank() - 1];
+  const memory::desc bias = plain_desc(bias_dims);
+  const dnnl::primitive_attr attr = post_ops_attr(post, false);
   auto make = [&](bool packed) {
-    dnnl::matmul::desc d(plain_desc(ad), packed ? any_desc(bd) : plain_desc(bd), plain_desc(c));
-    return dnnl::matmul::primitive_desc(d, engine());
+    const memory::desc weights = packed ? any_desc(bd) : plain_desc(bd);
+    dnnl::matmul::desc d = post.bias ? dnnl::matmul::desc(plain_desc(ad), weights, bias, plain_desc(c))
+                                     : dnnl::matmul::desc(plain_desc(ad), weights, plain_desc(c));
+    return dnnl::matmul::primitive_desc(d, attr, engine());
   };
   dnnl::matmul::primitive_desc pd;
   bool packed = weight[1];
@@ -138,11 +152,17 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const bool> we
   NodeKernel k;
   k.inputs = {plain_desc(a), packed ? pd.weights_desc() : plain_desc(b)};
   k.outputs = {plain_desc(c)};
-  k.calls.push_back({dnnl::matmul(pd),
+  PrimitiveCall call{dnnl::matmul(pd),
                      {{DNNL_ARG_SRC, false, 0, plain_desc(ad)},
                       {DNNL_ARG_WEIGHTS, false, 1, packed ? std::optional<memory::desc>() : plain_desc(bd)},
-                      {DNNL_ARG_DST, true, 0, {}}}});
-  k.algorithm = "onednn:matmul:" + impl_text(pd) + (packed ? "+packed_weights" : "");
+                      {DNNL_ARG_DST, true, 0, {}}}};
+  if (post.bias) {
+    k.inputs.push_back(plain_desc(given[2].dims()));
+    call.bindings.push_back({DNNL_ARG_BIAS, false, 2, bias});
+  }
+  k.calls.push_back(std::move(call));
+  k.algorithm = "onednn:matmul:";
+  k.algorithm.append(impl_text(pd)).append(packed ? "+packed_weights" : "").append(post.key());
   return k;
 }
 
@@ -342,7 +362,7 @@ std::optional<EltwiseStep> eltwise_step(const Node& n) {
   }
 }
 
-std::string ConvPostOps::key() const {
+std::string PostOps::key() const {
   std::string k;
   if (bias) k.append("+bias");
   if (sum) k.append("+sum");
@@ -382,14 +402,14 @@ memory::desc plain_desc(const Shape& shape) {
 }
 
 NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight, const ConvPostOps* post) {
+                        std::span<const bool> weight, const PostOps* post) {
   const Node& n = g.node(id);
   try {
     switch (n.op) {
       case OpType::conv2d:
-        return conv_kernel(g, n, given, post ? *post : ConvPostOps{});
+        return conv_kernel(g, n, given, post ? *post : PostOps{});
       case OpType::matmul:
-        return matmul_kernel(g, n, weight);
+        return matmul_kernel(g, n, given, weight, post ? *post : PostOps{});
       case OpType::ewadd:
       case OpType::ewmul:
       case OpType::smul:
@@ -452,7 +472,7 @@ int KernelCache::format_id(const memory::desc& d) {
 }
 
 const NodeKernel& KernelCache::get(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                                   std::span<const bool> weight, const ConvPostOps* post) {
+                                   std::span<const bool> weight, const PostOps* post) {
   std::string key = op_signature(g, id);
   if (post) key.append(post->key());
   for (size_t i = 0; i < given.size(); ++i)

@@ -57,7 +57,7 @@ std::optional<EltwiseStep> eltwise_step(const Node& n);
 // followers (cpu_fusion.h): a bias (a third input, [C] or broadcast as
 // [1,C,1,1]), a sum post-op (the destination holds the residual before the
 // call) and an eltwise post-op, in that order.
-struct ConvPostOps {
+struct PostOps {
   bool bias = false;
   bool sum = false;
   std::optional<EltwiseStep> activation;
@@ -77,7 +77,7 @@ memory::dims dims_of(const Shape& shape);
 // weight[i] says input i is prepared once (folded), so the primitive may ask
 // for any format. Throws Error when oneDNN rejects the operator.
 NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight, const ConvPostOps* post = nullptr);
+                        std::span<const bool> weight, const PostOps* post = nullptr);
 
 // The reference kernel of node `id` in float on plain row-major buffers (one
 // per input and per output port), for operators with no primitive; pad as a
@@ -91,7 +91,7 @@ class KernelCache {
  public:
   // `post`: a convolution with fused followers (given then holds the bias third).
   const NodeKernel& get(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight, const ConvPostOps* post = nullptr);
+                        std::span<const bool> weight, const PostOps* post = nullptr);
   size_t size() const { return kernels_.size(); }
 
  private:
