@@ -5,7 +5,8 @@ graph_module writes its forward(). Each rewrite keeps the function exactly (up t
   weight: the convolution with the scaled weight and a bias (fold_bn_weight / fold_bn_bias,
   computed once when the module is made, in its dtype);
 - a per-channel add of a weight after a convolution (its only reader): the convolution's bias;
-- matmul by a weight, then an add of a weight along the last dimension: F.linear (nn.Linear's op);
+- matmul by a weight, then an add of a weight along the last dimension: linear (one torch.addmm,
+  nn.Linear's op on the [in, out] weight);
 - layer norm spelled out over the last axis (mean, subtract, square, mean, add eps, sqrt, divide,
   scale, shift; weights for the affine and eps): F.layer_norm;
 - a zero padding before a convolution, or a -inf padding before a max pool (its only reader): the
@@ -14,8 +15,10 @@ graph_module writes its forward(). Each rewrite keeps the function exactly (up t
 The graph arrives as graph_module takes it (superopt's graph JSON layout as a dict, and each node's
 output shapes) and leaves the same way, with these operators graph_module knows beside the
 registry's: conv2d with a third input (its bias) and a `pads` parameter [top, bottom, left,
-right], pool_max with `pads`, linear (x, the weight transposed, bias), and the weight-only
-fold_bn_weight, fold_bn_bias, channel_bias and transpose_2d.
+right], pool_max with `pads`, linear (x, the weight [in, out] as the matmul read it, bias), and the
+weight-only fold_bn_weight, fold_bn_bias, channel_bias, concat and scale_slice.
+
+After these, the attention peepholes (fold_attention, below).
 """
 import copy
 import math
@@ -111,7 +114,7 @@ class _Folder:
         return False
 
     def fold_linear(self, node):
-        """matmul(x, W) + b, W and b weights, b along the last dimension: F.linear, as nn.Linear runs."""
+        """matmul(x, W) + b, W and b weights, b along the last dimension: linear (torch.addmm), as nn.Linear runs."""
         for i in (0, 1):
             mm = self.producer(node["inputs"][i], "matmul")
             other = node["inputs"][1 - i]
@@ -123,10 +126,9 @@ class _Folder:
             if (len(w_shape) != 2 or not b_shape or b_shape[-1] != w_shape[1] or any(d != 1 for d in b_shape[:-1])
                     or tuple(self.shapes[node["name"]][0]) != tuple(out_shape)):
                 continue
-            w_t = self.new_node("transpose_2d", [mm["inputs"][1]], {}, (w_shape[1], w_shape[0]))
             bias = self.new_node("channel_bias", [other], {}, (w_shape[1],))
             del self.by_name[mm["name"]]
-            self.replace(node, {"name": node["name"], "op": "linear", "inputs": [mm["inputs"][0], w_t, bias]})
+            self.replace(node, {"name": node["name"], "op": "linear", "inputs": mm["inputs"][:2] + [bias]})
             return True
         return False
 
@@ -208,8 +210,156 @@ class _Folder:
                 self.fold_batchnorm(node)
             elif node["op"] == "ewadd":
                 self.fold_bias_add(node) or self.fold_linear(node) or self.fold_layer_norm(node)
+        fold_attention(self)
         self.graph["nodes"] = topological(list(self.by_name.values()))
         return self.graph, self.shapes
+
+
+# ---------------------------------------------------------------- attention
+# Run after the folds above (on the _Folder, its linears formed); each keeps the function exactly,
+# up to rounding:
+#
+# - linears reading the same input (an attention's Q, K and V projections, written as three
+#   nn.Linear): one linear on the weights concatenated along their output axis, each former linear a
+#   slice of its output (one GEMM of N = 3d instead of three of d; the slices are views);
+# - a division (or multiplication) by a one-element weight, of a range of a linear's outputs seen
+#   through views only (reshape, transpose, and a slice of the linear's last axis that no other
+#   reader overlaps), or of a matmul with such an operand ((q k^T) / s is (q / s) k^T):
+#   the scale folded into that range of the linear's weight and bias, computed once when the module
+#   is made (scale_slice), so that the scaled Q.K^T is one batched matmul with nothing before it.
+#
+# The views the attention reads (slices, head reshapes, transposes) stay views: graph_module writes
+# a matmul of two 3-d operands as torch.bmm, which takes transposed strides without copying.
+
+VIEWS = ("reshape", "transpose")
+
+
+def _current_users(folder):
+    """_users of the graph as the folds so far have left it."""
+    return _users({"nodes": list(folder.by_name.values()), "outputs": folder.graph["outputs"]})
+
+
+def _shape(folder, ref):
+    name, port = split_ref(ref)
+    return tuple(folder.shapes[name][port])
+
+
+def _mergeable(folder, node):
+    """A linear whose weight and bias are weight-only (the grouping key: its input), else None."""
+    if node["op"] != "linear" or not all(folder.is_fixed(r) for r in node["inputs"][1:]):
+        return None
+    return node["inputs"][0]
+
+
+def merge_shared_input_linears(folder):
+    """Linears reading one input: one linear, its weight and bias concatenated, and slices of it."""
+    groups = {}
+    for node in topological(list(folder.by_name.values())):
+        x = _mergeable(folder, node)
+        if x is not None and not folder.is_fixed(x):
+            groups.setdefault(split_ref(x), []).append(node)  # "v" and "v:0" are one input
+    merged = 0
+    for linears in groups.values():
+        if len(linears) < 2:
+            continue
+        x = linears[0]["inputs"][0]
+        widths = [_shape(folder, n["inputs"][1])[1] for n in linears]
+        rows = _shape(folder, linears[0]["inputs"][1])[0]
+        weight = folder.new_node("concat", [n["inputs"][1] for n in linears], {"axis": 1}, (rows, sum(widths)))
+        bias = folder.new_node("concat", [n["inputs"][2] for n in linears], {"axis": 0}, (sum(widths),))
+        folder.added += 1
+        name = f"#fold{folder.added}"
+        out_shape = _shape(folder, f"{linears[0]['name']}:0")
+        folder.by_name[name] = {"name": name, "op": "linear", "inputs": [x, weight, bias]}
+        folder.shapes[name] = [out_shape[:-1] + (sum(widths),)]
+        begin = 0
+        for node, width in zip(linears, widths):
+            folder.replace(node, {"name": node["name"], "op": "slice", "inputs": [f"{name}:0"],
+                                  "params": {"axis": len(out_shape) - 1, "range": [begin, begin + width]}})
+            begin += width
+        merged += 1
+    return merged
+
+
+def _last_axis_slice(folder, node):
+    """(begin, end) when node slices its input's last axis, else None."""
+    params = node.get("params", {})
+    rank = len(_shape(folder, node["inputs"][0]))
+    if node["op"] != "slice" or params.get("axis", 0) % rank != rank - 1:
+        return None
+    return tuple(params["range"])
+
+
+def _scaled_range(folder, users, ref):
+    """(the linear, begin, end) when ref is, through views each read only by the next, the outputs
+    [begin, end) of a linear's last axis that nothing else reads; else None."""
+    name, port = split_ref(ref)
+    node = folder.by_name.get(name)
+    while node is not None and port == 0 and users.get(name) == 1 and node["op"] in VIEWS:
+        name, port = split_ref(node["inputs"][0])
+        node = folder.by_name.get(name)
+    if node is None or port != 0 or users.get(name) != 1:
+        return None
+    if node["op"] == "linear":
+        return node, 0, _shape(folder, f"{name}:0")[-1]
+    span = _last_axis_slice(folder, node)
+    linear_name, linear_port = split_ref(node["inputs"][0])
+    linear = folder.by_name.get(linear_name)
+    if span is None or linear_port != 0 or linear is None or linear["op"] != "linear":
+        return None
+    readers = [n for n in folder.by_name.values() if any(split_ref(r)[0] == linear_name for r in n["inputs"])]
+    if len(readers) != users.get(linear_name):  # a graph output, or a node reading it twice
+        return None
+    for other in readers:
+        if other is node:
+            continue
+        other_span = _last_axis_slice(folder, other)
+        if other_span is None or not (other_span[1] <= span[0] or span[1] <= other_span[0]):
+            return None
+    return linear, span[0], span[1]
+
+
+def fold_scale(folder, users, node):
+    """x / s or x * s (s a one-element weight), x a range of a linear's outputs seen through views:
+    the linear's weight columns and bias entries of that range scaled instead, once."""
+    if node["op"] not in ("ewdiv", "ewmul"):
+        return False
+    sides = [(0, 1)] if node["op"] == "ewdiv" else [(0, 1), (1, 0)]
+    for data, scale in sides:
+        x, s = node["inputs"][data], node["inputs"][scale]
+        if not folder.is_fixed(s) or math.prod(_shape(folder, s)) != 1 or folder.is_fixed(x):
+            continue
+        if _shape(folder, x) != _shape(folder, f"{node['name']}:0"):
+            continue
+        found = _scaled_range(folder, users, x)
+        made = folder.by_name.get(split_ref(x)[0])
+        if found is None and made is not None and made["op"] == "matmul" and users.get(made["name"]) == 1:
+            # (q k^T) / s is (q / s) k^T: the scale goes into the projection of either operand
+            found = next(filter(None, (_scaled_range(folder, users, r) for r in made["inputs"])), None)
+        if found is None:
+            continue
+        linear, begin, end = found
+        divide = node["op"] == "ewdiv"
+        _, w, b = linear["inputs"]
+        params = {"begin": begin, "end": end, "divide": divide}
+        w = folder.new_node("scale_slice", [w, s], dict(params, axis=1), _shape(folder, w))
+        b = folder.new_node("scale_slice", [b, s], dict(params, axis=0), _shape(folder, b))
+        linear["inputs"] = [linear["inputs"][0], w, b]
+        read = folder.by_name.pop(split_ref(x)[0])  # the node the scale read takes its name and place
+        folder.replace(node, dict(read))
+        return True
+    return False
+
+
+def fold_attention(folder):
+    """Runs the peepholes above on the folder's graph (in place); returns how many fired."""
+    fired = merge_shared_input_linears(folder)
+    users = _current_users(folder)
+    for node in topological(list(folder.by_name.values())):
+        if folder.by_name.get(node["name"]) is node and fold_scale(folder, users, node):
+            fired += 1
+            users = _current_users(folder)
+    return fired
 
 
 def fold_for_inference(graph, shapes):

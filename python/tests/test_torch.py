@@ -2,6 +2,7 @@
 function: equal outputs in float64 (1e-9 relative) on torchvision models and a transformer encoder."""
 import copy
 import io
+import math
 
 import pytest
 
@@ -64,8 +65,53 @@ def test_transformer_encoder():
     torch.manual_seed(3)
     layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0)
     optimized = optimized_equals_original(torch.nn.TransformerEncoder(layer, num_layers=2), torch.rand(8, 2, 32))
-    assert "F.linear(" in optimized.source  # matmul by a weight plus its bias, as nn.Linear runs
-    assert "F.layer_norm(" in optimized.source and ".mean(" not in optimized.source  # layer norm spelled out
+    source = optimized.source
+    # matmul by a weight plus its bias, as nn.Linear runs: per layer Q, K and V's, the output's, two feed-forward
+    assert source.count("torch.addmm(") == 8 and "F.linear(" not in source
+    assert "F.layer_norm(" in source and ".mean(" not in source  # layer norm spelled out
+    # the attention: Q's scale folded into the in-projection's weight, Q.K^T and the weights times V as bmm
+    assert " / " not in source and source.count("torch.bmm(") == 4 and "contiguous" not in source
+
+
+class SelfAttention(torch.nn.Module):
+    """Multi-head self-attention written as in many models: Q, K and V as three nn.Linear on one
+    input, the scale on the scores or on Q; with reread, Q's projection is also added to the output."""
+
+    def __init__(self, scale_on="scores", reread=False, d=32, heads=4, seq=8, batch=2):
+        super().__init__()
+        self.q, self.k, self.v, self.out = (torch.nn.Linear(d, d) for _ in range(4))
+        self.shape, self.heads, self.scale_on, self.reread = (batch, seq, d), heads, scale_on, reread
+
+    def forward(self, x):
+        b, n, d = self.shape
+        projected, heads = self.q(x), (b, n, self.heads, d // self.heads)
+        q, k, v = (p.reshape(heads).transpose(1, 2) for p in (projected, self.k(x), self.v(x)))
+        if self.scale_on == "scores":
+            scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d // self.heads)
+        else:
+            scores = torch.matmul(q * (d // self.heads) ** -0.5, k.transpose(-2, -1))
+        out = self.out(torch.matmul(torch.softmax(scores, dim=-1), v).transpose(1, 2).reshape(b, n, d))
+        return out + projected if self.reread else out
+
+
+@pytest.mark.parametrize("scale_on", ["scores", "q"])
+def test_attention_projections_merge_and_scale_folds(scale_on):
+    """The attention peepholes (module_folds.py): Q, K and V's projections, reading one input, run
+    as one GEMM on the concatenated weights, and the scale is folded into Q's part of them."""
+    torch.manual_seed(6)
+    source = optimized_equals_original(SelfAttention(scale_on), torch.rand(2, 8, 32)).source
+    assert source.count("torch.addmm(") == 2  # Q, K and V's one, the output's
+    assert " / " not in source and " * " not in source
+
+
+def test_attention_scale_stays_where_its_range_is_read_again():
+    """Q's projection read by the attention and by the output: Q's scale stays a multiplication (it
+    is not folded into values something else reads unscaled); the scores' goes into K's weight."""
+    torch.manual_seed(7)
+    source = optimized_equals_original(SelfAttention("q", reread=True), torch.rand(2, 8, 32)).source
+    assert source.count(" * ") == 1
+    source = optimized_equals_original(SelfAttention("scores", reread=True), torch.rand(2, 8, 32)).source
+    assert " / " not in source and " * " not in source
 
 
 def test_several_inputs_and_outputs():
