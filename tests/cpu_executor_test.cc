@@ -7,6 +7,8 @@
 
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/cost_model.h"
+#include "runtime/cost/fusion.h"
+#include "runtime/exec/cost_models.h"
 #include "runtime/exec/cpu/cpu_check.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/cpu/cpu_graph.h"
@@ -15,6 +17,7 @@
 #include "runtime/models/model_zoo.h"
 #include "tests/cpu_test_support.h"
 #include "tests/op_params.h"
+#include "tests/temp_dir.h"
 
 using namespace superopt;
 using namespace superopt::test;
@@ -172,6 +175,13 @@ TEST_CASE("a convolution runs with its bias add, residual add and activation as 
   Graph shared = conv_block(OpType::relu, true);
   CHECK(fused_nodes(shared) == 0);
   require_agrees(shared);
+  // The planner's activations (fusion.h) are exactly those with one eltwise algorithm.
+  for (int op = 0; op < kNumOpTypes; ++op) {
+    Node n;
+    n.op = OpType(op);
+    INFO(op_name(n.op));
+    CHECK(fusable_activation(n.op) == cpu::eltwise_step(n).has_value());
+  }
   // hardsigmoid is two eltwise steps: the bias and the sum fuse, it does not.
   CHECK(fused_nodes(conv_block(OpType::hardsigmoid, false)) == 2);
   require_agrees(conv_block(OpType::hardsigmoid, false));
@@ -339,6 +349,41 @@ TEST_CASE("the operator timer and the cpu cost model measure once per signature"
   CHECK(entries > 0);
   CHECK(graph_cost_ms(g, *model) == first);  // cached, not measured again
   CHECK(model->measured().size() == entries);
+}
+
+TEST_CASE("costs of what runs: a fused group is measured and costed once", "[cpu]") {
+  std::unique_ptr<Executor> executor = make_executor(DeviceKind::cpu, ExecOptions{1, 3, 1, false, 1});
+  const Graph g = conv_block(OpType::relu, false);
+  const std::vector<bool> weight_only = weight_only_nodes(g);
+  const FusionPlan plan = plan_fusions(g, weight_only);
+  REQUIRE(plan.groups.size() == 1);
+  const std::string fused = fused_signature(g, plan.groups[0]);
+  CHECK(fused == op_signature(g, plan.groups[0].producer) + "+bias+sum+relu");
+  // measure: every node alone and the group as one primitive.
+  CostTable table;
+  table.info = executor->table_info();
+  executor->measure(std::span<const Graph>(&g, 1), table, nullptr);
+  REQUIRE(table.lookup(fused));
+  CHECK(table.lookup(fused)->algorithm.find("+bias+sum+eltwise") != std::string::npos);
+  // The live model's graph cost is the group's entry alone.
+  std::unique_ptr<MeasuredCostModel> live = executor->cost_model();
+  const double live_ms = graph_cost_ms(g, *live);
+  REQUIRE(live->measured().lookup(fused));
+  CHECK(live_ms == live->measured().lookup(fused)->cost_ms);
+  // A CPU table with the group's entry costs it once; without it, node by node.
+  TempDir dir;
+  table.write(dir.file("fused.h5"));
+  CHECK(graph_cost_ms(g, *make_cost_model("table:" + dir.file("fused.h5"))) == table.lookup(fused)->cost_ms);
+  CostTable unfused;
+  unfused.info = table.info;
+  double node_sum_ms = 0;
+  for (const auto& [signature, entry] : table.entries())
+    if (signature != fused) {
+      unfused.insert(signature, entry);
+      node_sum_ms += entry.cost_ms;
+    }
+  unfused.write(dir.file("unfused.h5"));
+  CHECK(graph_cost_ms(g, *make_cost_model("table:" + dir.file("unfused.h5"))) == Approx(node_sum_ms));
 }
 
 TEST_CASE("thread counts outside 1..cores and unknown devices are refused", "[cpu]") {

@@ -20,10 +20,13 @@ double graph_cost_ms(const Graph& g, CostModel& model) {
   if (model.memory_limit_bytes() < std::numeric_limits<int64_t>::max() &&
       peak_activation_bytes(g) > model.memory_limit_bytes())
     return std::numeric_limits<double>::infinity();
-  std::vector<bool> weight_only = weight_only_nodes(g);
+  return model.graph_sum_ms(g, weight_only_nodes(g));
+}
+
+double CostModel::graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) {
   double total_ms = 0;
   for (NodeId id = 0; id < g.num_nodes(); ++id)
-    if (!weight_only[id]) total_ms += model.node_cost_ms(g, id);
+    if (!weight_only[id]) total_ms += node_cost_ms(g, id);
   return total_ms;
 }
 

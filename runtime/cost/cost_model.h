@@ -43,6 +43,10 @@ class CostModel {
   virtual double node_spread_ms(const Graph& /*g*/, NodeId /*id*/) { return 0; }
   // Whether node_spread_ms can be other than 0 (the search skips the noise otherwise).
   virtual bool measures() const { return false; }
+  // The running nodes' costs summed (graph_cost_ms without the memory limit).
+  // A model that knows which nodes its device runs fused (the CPU's, fusion.h)
+  // costs such a group once.
+  virtual double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only);
 };
 
 // Sum of node_cost_ms over the graph's nodes, or infinity when the graph's

@@ -6,6 +6,7 @@
 #include "runtime/cost/analytic_cost.h"
 #include "runtime/cost/cost_spread.h"
 #include "runtime/cost/cost_table.h"
+#include "runtime/cost/fusion.h"
 
 namespace superopt {
 namespace {
@@ -28,6 +29,16 @@ class TableCostModel : public CostModel {
     if (runs_no_kernel(g, id)) return 0;
     const CostEntry* entry = table_.lookup(op_signature(g, id));
     return entry ? entry_spread_ms(*entry) : 0;
+  }
+  // A CPU table's fused groups (measured by `measure` under fused_signature)
+  // cost what the executor runs; a group the table lacks, node by node.
+  double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
+    if (table_.info.device_kind != "cpu") return CostModel::graph_sum_ms(g, weight_only);
+    return fused_sum_ms(g, weight_only, *this,
+                        [&](const Graph& graph, const Fusion& f) -> std::optional<double> {
+                          const CostEntry* entry = table_.lookup(fused_signature(graph, f));
+                          return entry ? std::optional<double>(entry->cost_ms) : std::nullopt;
+                        });
   }
   bool measures() const override { return true; }
   std::string name() const override { return name_; }

@@ -31,6 +31,9 @@ class LiveCostModel : public CostModel {
   }
   double node_cost_ms(const Graph& g, NodeId id) override { return model_->node_cost_ms(g, id); }
   double node_spread_ms(const Graph& g, NodeId id) override { return model_->node_spread_ms(g, id); }
+  double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
+    return model_->graph_sum_ms(g, weight_only);
+  }
   bool measures() const override { return model_->measures(); }
   std::string name() const override { return model_->name(); }
 

@@ -4,6 +4,7 @@
 
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/cost_spread.h"
+#include "runtime/cost/fusion.h"
 #include "runtime/exec/cpu/cpu_check.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/cpu/cpu_graph.h"
@@ -41,6 +42,18 @@ class CpuCostModel : public MeasuredCostModel {
     if (node_cost_ms(g, id) == 0) return 0;  // measures the signature if new
     const CostEntry* entry = table_.lookup(op_signature(g, id));
     return entry ? entry_spread_ms(*entry) : 0;
+  }
+  // What the executor runs: a fused group (fusion.h) costs its one primitive.
+  double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
+    return fused_sum_ms(
+        g, weight_only, *this, [&](const Graph& graph, const Fusion& f) -> std::optional<double> {
+          const std::string signature = fused_signature(graph, f);
+          if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
+          CostEntry entry =
+              cpu::measure_fusion(cache_, graph, f, weight_only, options_.warmup, options_.repeats);
+          table_.insert(signature, entry);
+          return entry.cost_ms;
+        });
   }
   bool measures() const override { return true; }
   std::string name() const override { return name_; }
@@ -94,11 +107,18 @@ class CpuExecutor : public Executor {
       r.output_error = c.output_error;
       r.worst_output = c.worst_output;
     }
-    if (op_sum) {
+    if (op_sum) {  // as the graph runs: a fused group's one primitive, not its nodes alone
       CostTable costs;
       measure_into(g, costs, nullptr);
-      for (NodeId id : running_nodes(g, weight_only_nodes(g)))
-        r.op_sum_ms += costs.lookup(op_signature(g, id))->cost_ms;
+      const std::vector<bool> weight_only = weight_only_nodes(g);
+      const FusionPlan plan = plan_fusions(g, weight_only);
+      for (NodeId id : running_nodes(g, weight_only)) {
+        const int group = plan.group_of[size_t(id)];
+        if (group < 0)
+          r.op_sum_ms += costs.lookup(op_signature(g, id))->cost_ms;
+        else if (plan.groups[size_t(group)].producer == id)
+          r.op_sum_ms += costs.lookup(fused_signature(g, plan.groups[size_t(group)]))->cost_ms;
+      }
       r.op_summed = true;
     }
     return r;
@@ -134,18 +154,24 @@ class CpuExecutor : public Executor {
   std::string device_text() const {
     return cpu::cpu_model() + ", " + std::to_string(threads_) + " threads, oneDNN " + cpu::onednn_version();
   }
+  // Every running node alone, and every fused group as one primitive.
   int measure_into(const Graph& g, CostTable& table,
                    const std::function<void(const std::string&, const CostEntry&)>& on_measured) {
     const std::vector<bool> weight_only = weight_only_nodes(g);
     int measured = 0;
-    for (NodeId id : running_nodes(g, weight_only)) {
-      const std::string signature = op_signature(g, id);
-      if (table.lookup(signature)) continue;
-      CostEntry entry = cpu::measure_node(cache_, g, id, weight_only, options_.warmup, options_.repeats);
+    auto add = [&](const std::string& signature, const std::function<CostEntry()>& measure) {
+      if (table.lookup(signature)) return;
+      CostEntry entry = measure();
       table.insert(signature, entry);
       if (on_measured) on_measured(signature, entry);
       ++measured;
-    }
+    };
+    for (NodeId id : running_nodes(g, weight_only))
+      add(op_signature(g, id),
+          [&] { return cpu::measure_node(cache_, g, id, weight_only, options_.warmup, options_.repeats); });
+    for (const Fusion& f : plan_fusions(g, weight_only).groups)
+      add(fused_signature(g, f),
+          [&] { return cpu::measure_fusion(cache_, g, f, weight_only, options_.warmup, options_.repeats); });
     return measured;
   }
 

@@ -118,19 +118,16 @@ void CpuGraph::add_calls(const NodeKernel& k, const std::vector<dnnl::memory>& i
 // producer). Only the last follower's output is held. When oneDNN rejects
 // the fused primitive, the nodes run one by one.
 void CpuGraph::plan_fusion(const Fusion& f, const std::vector<bool>& weight_only) {
-  const Node& producer = graph_.node(f.producer);
-  std::vector<TensorRef> inputs = {producer.inputs()[0], producer.inputs()[1]};
-  if (f.bias) inputs.push_back(*f.bias);
+  const std::vector<TensorRef> inputs = fused_inputs(graph_, f);
   std::vector<memory::desc> given;
   std::array<bool, kMaxInputs> weight{};
   for (size_t i = 0; i < inputs.size(); ++i) {
     given.push_back(tensor(inputs[i]).get_desc());
     weight[i] = weight_only[inputs[i].node];
   }
-  PostOps post{f.bias.has_value(), f.residual.has_value(), {}};
-  if (f.activation >= 0) post.activation = eltwise_step(graph_.node(f.activation));
   const NodeKernel* k = nullptr;
   try {
+    const PostOps post = fused_post_ops(graph_, f);
     k = &cache_.get(graph_, f.producer, given, std::span<const bool>(weight.data(), given.size()), &post);
   } catch (const Error&) {
     plan_node(f.producer, weight_only);
@@ -165,8 +162,7 @@ CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(c
   }
   RealArith<double> ar;
   SourceValues<RealArith<double>> sources = random_sources(ar, seed);
-  const FusionPlan fusions =
-      plan_fusions(g, weight_only, [](const Node& n) { return eltwise_step(n).has_value(); });
+  const FusionPlan fusions = plan_fusions(g, weight_only);
   for (NodeId id : *order) {
     const Node& n = g.node(id);
     if (weight_only[id]) continue;

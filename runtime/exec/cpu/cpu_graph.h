@@ -15,7 +15,7 @@
 
 #include "runtime/core/graph.h"
 #include "runtime/core/tensor.h"
-#include "runtime/exec/cpu/cpu_fusion.h"
+#include "runtime/cost/fusion.h"
 #include "runtime/exec/cpu/cpu_kernels.h"
 
 namespace superopt::cpu {

@@ -376,6 +376,22 @@ std::string PostOps::key() const {
   return k;
 }
 
+std::vector<TensorRef> fused_inputs(const Graph& g, const Fusion& f) {
+  const Node& n = g.node(f.producer);
+  std::vector<TensorRef> inputs = {n.inputs()[0], n.inputs()[1]};
+  if (f.bias) inputs.push_back(*f.bias);
+  return inputs;
+}
+
+PostOps fused_post_ops(const Graph& g, const Fusion& f) {
+  PostOps post{f.bias.has_value(), f.residual.has_value(), {}};
+  if (f.activation >= 0) {
+    post.activation = eltwise_step(g.node(f.activation));
+    if (!post.activation) throw Error(std::string(op_name(g.node(f.activation).op)) + ": no eltwise post-op");
+  }
+  return post;
+}
+
 NodeKernel plain_kernel(const Graph& g, const Node& n) {
   NodeKernel k;
   for (TensorRef t : n.inputs()) k.inputs.push_back(plain_desc(g.shape(t)));

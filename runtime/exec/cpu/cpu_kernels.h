@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/core/graph.h"
+#include "runtime/cost/fusion.h"
 
 namespace superopt::cpu {
 
@@ -54,7 +55,7 @@ struct EltwiseStep {
 std::optional<EltwiseStep> eltwise_step(const Node& n);
 
 // What a convolution runs besides itself, when the executor fuses its
-// followers (cpu_fusion.h): a bias (a third input, [C] or broadcast as
+// followers (runtime/cost/fusion.h): a bias (a third input, [C] or broadcast as
 // [1,C,1,1]), a sum post-op (the destination holds the residual before the
 // call) and an eltwise post-op, in that order.
 struct PostOps {
@@ -63,6 +64,11 @@ struct PostOps {
   std::optional<EltwiseStep> activation;
   std::string key() const;
 };
+
+// A fused group's kernel inputs (the producer's two, then the bias) and post
+// ops; throws Error when its activation has no single eltwise algorithm.
+std::vector<TensorRef> fused_inputs(const Graph& g, const Fusion& f);
+PostOps fused_post_ops(const Graph& g, const Fusion& f);
 
 // A kernel whose inputs and outputs are row-major (operators that address
 // elements by position), without calls yet.

@@ -8,6 +8,7 @@
 
 #include "runtime/core/graph.h"
 #include "runtime/cost/cost_table.h"
+#include "runtime/cost/fusion.h"
 #include "runtime/exec/cpu/cpu_kernels.h"
 
 namespace superopt::cpu {
@@ -21,6 +22,12 @@ namespace superopt::cpu {
 // stay cold-ish.
 CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std::vector<bool>& weight_only,
                        int warmup, int repeats);
+
+// The same for a fused group (fusion.h) as the executor runs it: one primitive
+// with the bias, sum and eltwise post-ops (the residual's copy into the
+// destination is not part of it). The cost behind fused_signature(g, f).
+CostEntry measure_fusion(KernelCache& cache, const Graph& g, const Fusion& f,
+                         const std::vector<bool>& weight_only, int warmup, int repeats);
 
 // Runs run() `warmup` times, then `repeats` times, each timed alone (wall clock,
 // steady); returns each timed run's milliseconds.

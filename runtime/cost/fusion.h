@@ -1,5 +1,6 @@
 // Which neighbouring nodes the CPU executor runs as one convolution or matmul
-// primitive (issue 34, item 2): the producer, the per-channel bias add after it
+// primitive (issue 34, item 2), and the signature their cost is measured under
+// (item 1): the producer, the per-channel bias add after it
 // (as the primitive's bias), a residual add (oneDNN's sum post-op) and an
 // activation (an eltwise post-op), in that order, each the only consumer of the
 // one before. Imported CNNs spell every convolution this way (conv, bias add,
@@ -7,12 +8,16 @@
 // matmul, bias add, activation.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/core/graph.h"
 
-namespace superopt::cpu {
+namespace superopt {
+
+class CostModel;
 
 struct Fusion {
   NodeId producer = -1;               // the conv2d or matmul
@@ -29,10 +34,22 @@ struct FusionPlan {
 };
 
 // The groups of graph g: only convolutions and matmuls that run (not
-// weight-only) with at least one follower fused; a follower's input is never a graph output or read
-// by another node. `fusable_activation` says which unary nodes the backend runs
-// as a post-op.
-FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only,
-                        bool (*fusable_activation)(const Node&));
+// weight-only) with at least one follower fused; a follower's input is never a
+// graph output or read by another node.
+FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only);
 
-}  // namespace superopt::cpu
+// The unary operators oneDNN runs as one eltwise post-op (relu, clip, sigmoid,
+// tanh, hardswish, silu, gelu, sqrt).
+bool fusable_activation(OpType op);
+
+// The cost-table key of a group: the producer's op_signature and what it runs
+// besides, e.g. "conv2d|...|1x64x56x56,64x64x3x3|row+bias+sum+relu|".
+std::string fused_signature(const Graph& g, const Fusion& f);
+
+// A graph's running nodes summed with each fusion group costed once by
+// `group_ms` (its absorbed nodes then cost 0); a group `group_ms` has no cost
+// for (nullopt) is summed node by node with model.node_cost_ms.
+double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, CostModel& model,
+                    const std::function<std::optional<double>(const Graph&, const Fusion&)>& group_ms);
+
+}  // namespace superopt

@@ -1,7 +1,9 @@
-// The CPU executor's fusion groups (see cpu_fusion.h).
-#include "runtime/exec/cpu/cpu_fusion.h"
+// The CPU executor's fusion groups and their signatures (see fusion.h).
+#include "runtime/cost/fusion.h"
 
-namespace superopt::cpu {
+#include "runtime/cost/cost_model.h"
+
+namespace superopt {
 namespace {
 
 // How many times each tensor is read: by nodes, and once more per graph output.
@@ -55,7 +57,7 @@ bool is_bias(const Graph& g, const Node& producer, TensorRef t) {
 // add): a node in an earlier group is not taken again, so the later group ends
 // before it and its output stays held for the earlier one's sum.
 Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_only,
-            const std::vector<int>& taken, NodeId producer, bool (*fusable_activation)(const Node&)) {
+            const std::vector<int>& taken, NodeId producer) {
   Fusion f;
   f.producer = producer;
   const Node& p = g.node(producer);
@@ -84,7 +86,7 @@ Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_on
       next = free_reader(at);
     }
   }
-  if (next >= 0 && fusable_activation(g.node(next))) {
+  if (next >= 0 && fusable_activation(g.node(next).op)) {
     f.activation = next;
     f.absorbed.push_back(next);
   }
@@ -93,8 +95,7 @@ Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_on
 
 }  // namespace
 
-FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only,
-                        bool (*fusable_activation)(const Node&)) {
+FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only) {
   FusionPlan plan;
   plan.group_of.assign(size_t(g.num_nodes()), -1);
   const Uses uses(g);
@@ -103,7 +104,7 @@ FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only,
     if ((op != OpType::conv2d && op != OpType::matmul) || weight_only[size_t(id)] ||
         plan.group_of[size_t(id)] >= 0)
       continue;
-    Fusion f = grow(g, uses, weight_only, plan.group_of, id, fusable_activation);
+    Fusion f = grow(g, uses, weight_only, plan.group_of, id);
     if (f.absorbed.empty()) continue;
     const int index = int(plan.groups.size());
     plan.group_of[size_t(id)] = index;
@@ -113,4 +114,50 @@ FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only,
   return plan;
 }
 
-}  // namespace superopt::cpu
+bool fusable_activation(OpType op) {
+  switch (op) {
+    case OpType::relu:
+    case OpType::clip:
+    case OpType::sigmoid:
+    case OpType::tanh:
+    case OpType::hardswish:
+    case OpType::silu:
+    case OpType::gelu:
+    case OpType::sqrt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string fused_signature(const Graph& g, const Fusion& f) {
+  std::string s = op_signature(g, f.producer);
+  if (f.bias) s.append("+bias");
+  if (f.residual) s.append("+sum");
+  if (f.activation >= 0) {
+    const Node& a = g.node(f.activation);
+    s.append("+").append(op_name(a.op));
+    const std::string params = params_str(a.op, a.params);
+    if (!params.empty()) s.append(" ").append(params);
+  }
+  return s;
+}
+
+double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, CostModel& model,
+                    const std::function<std::optional<double>(const Graph&, const Fusion&)>& group_ms) {
+  const FusionPlan plan = plan_fusions(g, weight_only);
+  std::vector<std::optional<double>> fused(plan.groups.size());
+  for (size_t i = 0; i < plan.groups.size(); ++i) fused[i] = group_ms(g, plan.groups[i]);
+  double total_ms = 0;
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (weight_only[size_t(id)]) continue;
+    const int group = plan.group_of[size_t(id)];
+    if (group < 0 || !fused[size_t(group)])
+      total_ms += model.node_cost_ms(g, id);
+    else if (plan.groups[size_t(group)].producer == id)
+      total_ms += *fused[size_t(group)];
+  }
+  return total_ms;
+}
+
+}  // namespace superopt
