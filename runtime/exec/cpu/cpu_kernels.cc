@@ -184,28 +184,42 @@ NodeKernel binary_kernel(const Graph& g, const Node& n, std::span<const memory::
                         : n.op == OpType::ewsub ? algorithm::binary_sub
                         : n.op == OpType::ewdiv ? algorithm::binary_div
                                                 : algorithm::binary_mul;
-  const memory::desc broadcast = plain_desc(padded_dims(other_shape, out.rank()));
+  const memory::dims broadcast_dims = padded_dims(other_shape, out.rank());
+  const memory::desc broadcast = plain_desc(broadcast_dims);
+  memory::desc src1 = same_shape ? src0 : broadcast;
   auto make = [&] {
-    return dnnl::binary::primitive_desc(dnnl::binary::desc(alg, src0, same_shape ? src0 : broadcast, src0),
-                                        engine());
+    return dnnl::binary::primitive_desc(dnnl::binary::desc(alg, src0, src1, src0), engine());
   };
   dnnl::binary::primitive_desc pd = make();
+  auto is_ref = [&] { return impl_text(pd).rfind("ref", 0) == 0; };
   // oneDNN 2.6 broadcasts a plain operand over a blocked one (a per-channel
-  // bias after a convolution's nChw8c output) only in its reference
-  // implementation, 10-20 ms where the JIT one takes 0.05: the full operand is
-  // then asked for in row-major order (a reorder in front, far cheaper).
-  if (!same_shape && src0 != plain_desc(out) && impl_text(pd).rfind("ref", 0) == 0) {
+  // scale or bias after a convolution's nChw8c output) only in its reference
+  // implementation, 10-20 ms where the JIT one takes 0.05. The small operand
+  // is then asked for in the big one's blocking (its own reorder, tiny: a
+  // squeeze-excitation gate [1,C,1,1]); where that is refused too, the full
+  // operand in row-major order (a reorder of the big one in front).
+  if (!same_shape && src0 != plain_desc(out) && is_ref() && out.rank() == 4) {
+    for (memory::format_tag tag : {memory::format_tag::nChw8c, memory::format_tag::nChw16c}) {
+      if (src0 != memory::desc(dims_of(out), f32, tag)) continue;
+      src1 = memory::desc(broadcast_dims, f32, tag);
+      pd = make();
+      if (is_ref()) src1 = broadcast;
+    }
+  }
+  if (!same_shape && src0 != plain_desc(out) && is_ref()) {
     src0 = plain_desc(out);
     pd = make();
   }
+  const bool blocked_operand = !same_shape && src1 != broadcast;
   NodeKernel k;
   k.inputs.resize(2);
   k.inputs[full] = src0;
-  k.inputs[other] = same_shape ? src0 : plain_desc(other_shape);
+  k.inputs[other] = same_shape ? src0 : blocked_operand ? src1 : plain_desc(other_shape);
   k.outputs = {pd.dst_desc()};
   k.calls.push_back({dnnl::binary(pd),
                      {{DNNL_ARG_SRC_0, false, full, {}},
-                      {DNNL_ARG_SRC_1, false, other, same_shape ? std::optional<memory::desc>() : broadcast},
+                      {DNNL_ARG_SRC_1, false, other,
+                       same_shape || blocked_operand ? std::optional<memory::desc>() : broadcast},
                       {DNNL_ARG_DST, true, 0, {}}}});
   k.algorithm = "onednn:binary:" + impl_text(pd);
   return k;
