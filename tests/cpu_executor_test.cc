@@ -131,8 +131,8 @@ TEST_CASE("a per-channel bias over a blocked convolution output runs on the JIT 
   CHECK_FALSE(k.reference);
   CHECK(k.algorithm.find(":ref") == std::string::npos);
   CHECK(k.inputs[0] == given[0]);  // the big operand is not reordered
-  CHECK(k.inputs[1] == cpu::memory::desc({1, 64, 1, 1}, cpu::memory::data_type::f32,
-                                         cpu::memory::format_tag::nChw8c));
+  CHECK(k.inputs[1] ==
+        cpu::memory::desc({1, 64, 1, 1}, cpu::memory::data_type::f32, cpu::memory::format_tag::nChw8c));
   // nChw16c: whichever way this CPU's oneDNN takes it, not the reference implementation.
   const std::array<cpu::memory::desc, 2> given16{
       cpu::memory::desc(dims, cpu::memory::data_type::f32, cpu::memory::format_tag::nChw16c), given[1]};
@@ -374,11 +374,15 @@ TEST_CASE("costs of what runs: a fused group is measured and costed once", "[cpu
   executor->measure(std::span<const Graph>(&g, 1), table, nullptr);
   REQUIRE(table.lookup(fused));
   CHECK(table.lookup(fused)->algorithm.find("+bias+sum+eltwise") != std::string::npos);
-  // The live model's graph cost is the group's entry alone.
+  // The live model's graph cost is the group's entry and the reorders' entries.
   std::unique_ptr<MeasuredCostModel> live = executor->cost_model();
   const double live_ms = graph_cost_ms(g, *live);
   REQUIRE(live->measured().lookup(fused));
-  CHECK(live_ms == live->measured().lookup(fused)->cost_ms);
+  double reorders_ms = 0;
+  cpu::KernelCache cache;
+  for (const cpu::Conversion& c : cpu::planned_conversions(cache, g, weight_only))
+    reorders_ms += live->measured().lookup(cpu::conversion_signature(g, c))->cost_ms;
+  CHECK(live_ms == Approx(live->measured().lookup(fused)->cost_ms + reorders_ms));
   // A CPU table with the group's entry costs it once; without it, node by node.
   TempDir dir;
   table.write(dir.file("fused.h5"));
@@ -387,12 +391,27 @@ TEST_CASE("costs of what runs: a fused group is measured and costed once", "[cpu
   unfused.info = table.info;
   double node_sum_ms = 0;
   for (const auto& [signature, entry] : table.entries())
-    if (signature != fused) {
+    if (signature != fused && !signature.starts_with("reorder||")) {  // a table's sum has no reorders
       unfused.insert(signature, entry);
       node_sum_ms += entry.cost_ms;
     }
   unfused.write(dir.file("unfused.h5"));
   CHECK(graph_cost_ms(g, *make_cost_model("table:" + dir.file("unfused.h5"))) == Approx(node_sum_ms));
+}
+
+TEST_CASE("the reorders a graph's cost counts are the ones its run makes", "[cpu]") {
+  // planned_conversions works CpuGraph's plan out without buffers; the two must agree.
+  std::vector<Graph> graphs = {conv_block(OpType::relu, false), conv_block(OpType::relu, true)};
+  for (const char* name : {"squeezenet", "resnet_blocks:1", "inceptione_blocks:1", "nasrnn", "sru", "bert"})
+    graphs.push_back(build_builtin_model(name));
+  for (const Graph& g : graphs) {
+    cpu::KernelCache cache;
+    const cpu::CpuGraph planned(cache, g, 3);
+    const std::vector<cpu::Conversion> conversions = cpu::planned_conversions(cache, g, weight_only_nodes(g));
+    CHECK(int(conversions.size()) == planned.num_reorders());
+    for (const cpu::Conversion& c : conversions)
+      CHECK(cpu::conversion_signature(g, c).starts_with("reorder||"));
+  }
 }
 
 TEST_CASE("thread counts outside 1..cores and unknown devices are refused", "[cpu]") {

@@ -43,17 +43,20 @@ class CpuCostModel : public MeasuredCostModel {
     const CostEntry* entry = table_.lookup(op_signature(g, id));
     return entry ? entry_spread_ms(*entry) : 0;
   }
-  // What the executor runs: a fused group (fusion.h) costs its one primitive.
+  // What the executor runs: a fused group (fusion.h) costs its one primitive,
+  // and every reorder step between operators (cpu_arrival.h) its own entry.
   double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
-    return fused_sum_ms(
+    const double nodes_ms = fused_sum_ms(
         g, weight_only, *this, [&](const Graph& graph, const Fusion& f) -> std::optional<double> {
-          const std::string signature = fused_signature(graph, f);
-          if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
-          CostEntry entry =
-              cpu::measure_fusion(cache_, graph, f, weight_only, options_.warmup, options_.repeats);
-          table_.insert(signature, entry);
-          return entry.cost_ms;
+          return cached(fused_signature(graph, f), [&] {
+            return cpu::measure_fusion(cache_, graph, f, weight_only, options_.warmup, options_.repeats);
+          });
         });
+    double reorders_ms = 0;
+    for (const cpu::Conversion& c : cpu::planned_conversions(cache_, g, weight_only))
+      reorders_ms += cached(cpu::conversion_signature(g, c),
+                            [&] { return cpu::measure_conversion(c, options_.warmup, options_.repeats); });
+    return nodes_ms + reorders_ms;
   }
   bool measures() const override { return true; }
   std::string name() const override { return name_; }
@@ -63,6 +66,13 @@ class CpuCostModel : public MeasuredCostModel {
   }
 
  private:
+  double cached(const std::string& signature, const std::function<CostEntry()>& measure) {
+    if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
+    CostEntry entry = measure();
+    table_.insert(signature, entry);
+    return entry.cost_ms;
+  }
+
   ExecOptions options_;
   std::string name_;
   cpu::KernelCache cache_;
@@ -119,6 +129,8 @@ class CpuExecutor : public Executor {
         else if (plan.groups[size_t(group)].producer == id)
           r.op_sum_ms += costs.lookup(fused_signature(g, plan.groups[size_t(group)]))->cost_ms;
       }
+      for (const cpu::Conversion& c : cpu::planned_conversions(cache_, g, weight_only))
+        r.op_sum_ms += costs.lookup(cpu::conversion_signature(g, c))->cost_ms;
       r.op_summed = true;
     }
     return r;
@@ -172,6 +184,9 @@ class CpuExecutor : public Executor {
     for (const Fusion& f : plan_fusions(g, weight_only).groups)
       add(fused_signature(g, f),
           [&] { return cpu::measure_fusion(cache_, g, f, weight_only, options_.warmup, options_.repeats); });
+    for (const cpu::Conversion& c : cpu::planned_conversions(cache_, g, weight_only))
+      add(cpu::conversion_signature(g, c),
+          [&] { return cpu::measure_conversion(c, options_.warmup, options_.repeats); });
     return measured;
   }
 

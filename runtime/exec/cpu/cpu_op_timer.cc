@@ -8,6 +8,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/graph_analysis.h"
+#include "runtime/exec/cpu/cpu_arrival.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/timing_stats.h"
 
@@ -106,64 +107,6 @@ CostEntry time_kernel(const Graph& g, NodeId id, const NodeKernel& k, int warmup
   return entry;
 }
 
-// The descriptor a tensor arrives in when the executor runs the graph, as
-// CpuGraph plans it: row-major for inputs, folded weights, views and reference
-// kernels; else what its producer's kernel, built for its own inputs' arrival
-// formats, leaves (a fused group's output: the fused primitive's).
-class ArrivalFormats {
- public:
-  ArrivalFormats(KernelCache& cache, const Graph& g, const std::vector<bool>& weight_only)
-      : cache_(cache), g_(g), weight_only_(weight_only), plan_(plan_fusions(g, weight_only)) {}
-
-  memory::desc operator()(TensorRef t) {
-    const auto key = std::make_pair(t.node, t.port);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    const memory::desc d = compute(t);
-    memo_.emplace(key, d);
-    return d;
-  }
-
-  // The kernel of `id` (with `post`: of the fused group it leads) on its inputs' arrival formats.
-  const NodeKernel& kernel(NodeId id, const std::vector<TensorRef>& inputs, const PostOps* post) {
-    std::vector<memory::desc> given;
-    std::array<bool, kMaxInputs> weight{};
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      given.push_back((*this)(inputs[i]));
-      weight[i] = weight_only_[inputs[i].node];
-    }
-    return cache_.get(g_, id, given, std::span<const bool>(weight.data(), given.size()), post);
-  }
-
- private:
-  memory::desc compute(TensorRef t) {
-    const memory::desc plain = plain_desc(g_.shape(t));
-    if (weight_only_[t.node] || g_.node(t.node).op == OpType::input || runs_no_kernel(g_, t.node))
-      return plain;
-    const int group = plan_.group_of[size_t(t.node)];
-    try {
-      const NodeKernel* k = nullptr;
-      PostOps post;
-      if (group >= 0) {
-        const Fusion& f = plan_.groups[size_t(group)];
-        post = fused_post_ops(g_, f);
-        k = &kernel(f.producer, fused_inputs(g_, f), &post);
-      } else {
-        const Node& n = g_.node(t.node);
-        k = &kernel(t.node, std::vector<TensorRef>(n.inputs().begin(), n.inputs().end()), nullptr);
-      }
-      return k->reference ? plain : k->outputs[size_t(t.port)];
-    } catch (const Error&) {
-      return plain;  // the executor runs it unfused or refuses the graph; measured row-major
-    }
-  }
-
-  KernelCache& cache_;
-  const Graph& g_;
-  const std::vector<bool>& weight_only_;
-  FusionPlan plan_;
-  std::map<std::pair<NodeId, int>, memory::desc> memo_;
-};
-
 }  // namespace
 
 CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std::vector<bool>& weight_only,
@@ -185,6 +128,17 @@ CostEntry measure_fusion(KernelCache& cache, const Graph& g, const Fusion& f,
   ArrivalFormats arrival(cache, g, weight_only);
   const PostOps post = fused_post_ops(g, f);
   return time_kernel(g, f.producer, arrival.kernel(f.producer, fused_inputs(g, f), &post), warmup, repeats);
+}
+
+CostEntry measure_conversion(const Conversion& c, int warmup, int repeats) {
+  NodeKernel k;
+  k.inputs = {c.from};
+  k.outputs = {c.to};
+  dnnl::reorder::primitive_desc pd(engine(), c.from, engine(), c.to);
+  k.calls.push_back({dnnl::reorder(pd), {{DNNL_ARG_FROM, false, 0, {}}, {DNNL_ARG_TO, true, 0, {}}}});
+  k.algorithm = "onednn:reorder:";
+  k.algorithm.append(pd.impl_info_str());
+  return time_kernel(Graph(), 0, k, warmup, repeats);
 }
 
 }  // namespace superopt::cpu

@@ -9,6 +9,7 @@
 #include "runtime/core/graph.h"
 #include "runtime/cost/cost_table.h"
 #include "runtime/cost/fusion.h"
+#include "runtime/exec/cpu/cpu_arrival.h"
 #include "runtime/exec/cpu/cpu_kernels.h"
 
 namespace superopt::cpu {
@@ -26,6 +27,9 @@ CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std:
 // The same for a fused group (fusion.h) as the executor runs it: one primitive
 // with the bias, sum and eltwise post-ops (the residual's copy into the
 // destination is not part of it). The cost behind fused_signature(g, f).
+// One reorder step of a graph (cpu_arrival.h), the cost behind conversion_signature.
+CostEntry measure_conversion(const Conversion& c, int warmup, int repeats);
+
 CostEntry measure_fusion(KernelCache& cache, const Graph& g, const Fusion& f,
                          const std::vector<bool>& weight_only, int warmup, int repeats);
 
