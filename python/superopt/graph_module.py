@@ -103,6 +103,7 @@ class Codegen:
         self.fixed, self.pre_lines, self.computed, self.in_fixed = fixed, [], {}, False
         self.scalars = []  # (attribute, buffer): layer_norm's eps
         self.uses, self.made_by = {}, {n["name"]: n["op"] for n in graph.get("nodes", [])}
+        self.inputs_of = {n["name"]: n.get("inputs", []) for n in graph.get("nodes", [])}
         for r in [r for n in graph.get("nodes", []) for r in n.get("inputs", [])] + list(graph["outputs"]):
             self.uses[split_ref(r)] = self.uses.get(split_ref(r), 0) + 1
 
@@ -113,8 +114,11 @@ class Codegen:
 
     def overwritable(self, r):
         name, port = split_ref(r)
-        return (not self.in_fixed and self.made_by.get(name) in self.FRESH and name not in self.fixed
-                and self.uses.get((name, port)) == 1)
+        if self.in_fixed or name in self.fixed or self.uses.get((name, port)) != 1:
+            return False
+        if self.made_by.get(name) == "reshape":  # a view (or copy) of a tensor only it reads: a residual add's
+            return self.overwritable(self.inputs_of[name][0])
+        return self.made_by.get(name) in self.FRESH
 
     def in_place(self, op, node, ins):
         """relu or an add written in place on an input nobody else reads, else None."""
@@ -199,7 +203,9 @@ class Codegen:
         if op == "layer_norm":  # eps: a one-element weight, read once as a float when the module is made
             x, gamma, beta, eps = ins
             size = int(self.shape_of(node["inputs"][0])[-1])
-            return f"F.layer_norm({x}, ({size},), {gamma}.reshape(-1), {beta}.reshape(-1), {self.scalar(eps)})"
+            gamma, beta = (v if len(self.shape_of(r)) == 1 else f"{v}.reshape(-1)"
+                           for v, r in zip((gamma, beta), node["inputs"][1:3]))
+            return f"F.layer_norm({x}, ({size},), {gamma}, {beta}, {self.scalar(eps)})"
         folded = self.folded_op(op, params, ins)
         if folded is not None:
             return folded
@@ -398,8 +404,9 @@ class GraphModule(torch.nn.Module):
         for attr, kind, name, op, shape in buffers:
             if kind == "constant":
                 value = make_constant(op, shape, dtype)
-            elif weights is not None and name in weights:
-                value = torch.as_tensor(weights[name], dtype=dtype).reshape(shape)
+            elif weights is not None and name in weights:  # contiguous: a transposed parameter (a matmul's
+                # weight as ONNX holds it) would make torch.addmm run MKL's slower transposed GEMM
+                value = torch.as_tensor(weights[name], dtype=dtype).reshape(shape).contiguous()
             elif data.get(name) is not None:
                 value = torch.tensor(data[name], dtype=dtype).reshape(shape)
             else:  # uniform in [-1, 1] like our evaluator, scaled so that deep models stay finite

@@ -7,10 +7,13 @@ overhead of a call into the extension beside the same work through the command l
 
   PYTHONPATH=build/python /usr/bin/python3 scripts/bench/torch_optimize.py [--model resnet18]
       [--size 224] [--rounds 50] [--threads 1 2] [--cost analytic:h100] [--time-limit 60]
-      [--layout auto] [--json]
+      [--layout auto] [--baseline REV] [--json]
 
 --model: a torchvision model name, or "transformer" (nn.TransformerEncoder, d_model 256, 4 heads,
 feed-forward 1024, 2 layers, on a 64x1x256 sequence; --size is then the sequence length).
+--baseline REV: also times, interleaved in the same rounds, the module that git revision REV's
+module builder (graph_module.py, module_folds.py, mkldnn_codegen.py) writes for the same optimized
+graph and weights: an A/B of the builder's peepholes that load on the machine hits alike.
 
 Needs the package (PYTHONPATH=build/python or an installed copy) and the superopt binary
 (build/superopt, or --superopt BIN) for the overhead comparison.
@@ -21,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -82,6 +86,48 @@ def call_overhead(binary, rules):
     return {k: statistics.median(v) for k, v in rows.items()}
 
 
+BUILDER = ("graph_module.py", "module_folds.py", "mkldnn_codegen.py")
+
+
+class RecordedArguments:
+    """Records what superopt.torch.optimize builds its OptimizedModules from (the optimized graph,
+    shapes, dtype, weights, device, result, single output, layout) while in a with block."""
+
+    def __enter__(self):
+        self.original, self.calls = superopt.torch.OptimizedModule, []
+        calls = self.calls
+
+        class Recording(self.original):
+            def __init__(self, *args):
+                calls.append(args)
+                super().__init__(*args)
+        superopt.torch.OptimizedModule = Recording
+        return self
+
+    def __exit__(self, *exc):
+        superopt.torch.OptimizedModule = self.original
+
+
+def baseline_module(revision, arguments):
+    """forward(x) of the module revision's builder makes from arguments (RecordedArguments' call):
+    its files, from git, as the package superopt_baseline beside this one."""
+    root = tempfile.mkdtemp(prefix="superopt_baseline")
+    os.mkdir(os.path.join(root, "superopt_baseline"))
+    open(os.path.join(root, "superopt_baseline", "__init__.py"), "w").close()
+    for name in BUILDER:
+        text = subprocess.run(["git", "-C", REPO, "show", f"{revision}:python/superopt/{name}"], capture_output=True,
+                              text=True, check=True).stdout
+        with open(os.path.join(root, "superopt_baseline", name), "w") as f:
+            f.write(text.replace("from superopt.", "from superopt_baseline."))
+    sys.path.insert(0, root)
+    from superopt_baseline.graph_module import GraphModule
+    from superopt_baseline.module_folds import fold_for_inference
+    graph, shapes, dtype, weights, device, _, _, layout = arguments
+    graph, shapes = fold_for_inference(graph, shapes)
+    module = GraphModule(graph, shapes, dtype, weights=weights, precompute=True, device=device, layout=layout).eval()
+    return lambda x: module(x)[0]
+
+
 def model_and_input(name, size):
     if name == "transformer":
         layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, dropout=0.0)
@@ -99,20 +145,26 @@ def main(argv):
     p.add_argument("--time-limit", type=float, default=60)
     p.add_argument("--layout", default="auto", help="superopt.torch.optimize's layout= (default auto)")
     p.add_argument("--superopt", default=os.path.join(REPO, "build", "superopt"))
+    p.add_argument("--baseline", metavar="REV", help="also time git revision REV's module builder (A/B)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     torch.manual_seed(0)
     module, example = model_and_input(args.model, args.size)
     t0 = time.perf_counter()
-    optimized = superopt.torch.optimize(module, example, cost=args.cost, time_limit=args.time_limit,
-                                        layout=args.layout)
+    with RecordedArguments() as recorded:
+        optimized = superopt.torch.optimize(module, example, cost=args.cost, time_limit=args.time_limit,
+                                            layout=args.layout)
     optimize_s = time.perf_counter() - t0
+    chosen = next(a for a in recorded.calls if a[-1] == optimized.layout)
+    baseline = baseline_module(args.baseline, chosen) if args.baseline else None
     with torch.inference_mode():
         error = float((optimized(example) - module(example)).abs().max() / module(example).abs().max())
     rows = []
     for threads in args.threads:
         torch.set_num_threads(threads)
         forms = {"eager": module, "torchscript-frozen": scripted(module, example), "superopt": optimized}
+        if baseline:
+            forms["baseline"] = baseline
         rows.append({"threads": threads, "median_ms": interleaved_medians(forms, example, args.rounds)})
     rules = superopt.RuleDatabase()
     overhead = call_overhead(args.superopt, rules) if os.access(args.superopt, os.X_OK) else None
@@ -121,7 +173,7 @@ def main(argv):
                "cost_model": r.report["cost_model"], "cost_before_ms": r.cost_before_ms,
                "cost_after_ms": r.cost_after_ms, "applications": len(r.rule_sequence),
                "rules_applied": r.rules_applied, "optimize_s": optimize_s, "float32_relative_error": error,
-               "layout": optimized.layout, "rows": rows, "overhead_ms": overhead}
+               "layout": optimized.layout, "baseline": args.baseline, "rows": rows, "overhead_ms": overhead}
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -129,11 +181,13 @@ def main(argv):
           f"module layout {optimized.layout}; optimized in "
           f"{optimize_s:.1f} s ({r.report['cost_model']}: {r.cost_before_ms:.3f} -> {r.cost_after_ms:.3f} ms, "
           f"{len(r.rule_sequence)} applications); float32 relative error {error:.1e}")
-    print(f"{'threads':>7}  {'eager ms':>10}  {'frozen ms':>10}  {'superopt ms':>11}  vs eager  vs frozen")
+    extra = f"  {args.baseline + ' ms':>12}  vs baseline" if baseline else ""
+    print(f"{'threads':>7}  {'eager ms':>10}  {'frozen ms':>10}  {'superopt ms':>11}  vs eager  vs frozen{extra}")
     for row in rows:
         m = row["median_ms"]
+        extra = f"  {m['baseline']:>12.3f}  {m['baseline'] / m['superopt']:>10.3f}x" if baseline else ""
         print(f"{row['threads']:>7}  {m['eager']:>10.3f}  {m['torchscript-frozen']:>10.3f}  {m['superopt']:>11.3f}  "
-              f"{m['eager'] / m['superopt']:>7.3f}x  {m['torchscript-frozen'] / m['superopt']:>8.3f}x")
+              f"{m['eager'] / m['superopt']:>7.3f}x  {m['torchscript-frozen'] / m['superopt']:>8.3f}x{extra}")
     if overhead:
         print("overhead outside the reported work, median of 5 (ms): " +
               ", ".join(f"{k} {v:.2f}" for k, v in overhead.items()))
