@@ -117,6 +117,7 @@ std::optional<ClassId> EGraph::add(ENode node) {
   parent_.push_back(c);
   node_class_.push_back(c);
   memo_.emplace(node, index);
+  tags_.push_back({node.op, node.port});
   nodes_.push_back(std::move(node));
   ++live_classes_;
   return c;

@@ -58,6 +58,12 @@ class EGraph {
 
   const EClass& eclass(ClassId c) const { return classes_[find(c)]; }
   const ENode& node(NodeIndex n) const { return nodes_[n]; }
+  // An e-node's operator and port, from a dense array: e-matching filters
+  // parents and class members by operator, and an ENode (with its parameters)
+  // is a cache line or more to load for one byte.
+  OpType op_of(NodeIndex n) const { return tags_[n].op; }
+  bool is_projection(NodeIndex n) const { return tags_[n].port >= 0; }
+  int port_of(NodeIndex n) const { return tags_[n].port; }
   ClassId class_of(NodeIndex n) const { return find(node_class_[n]); }
   // Whether n is one of the e-nodes its class lists: after rebuild a congruent
   // duplicate is not (extraction chooses among the listed ones only).
@@ -88,6 +94,11 @@ class EGraph {
   void update_weight_only(ClassId c);
 
   std::vector<ENode> nodes_;
+  struct Tag {
+    OpType op;
+    int8_t port;
+  };
+  std::vector<Tag> tags_;  // per e-node: nodes_[n].op and .port
   std::vector<ClassId> node_class_;
   std::vector<EClass> classes_;
   mutable std::vector<ClassId> parent_;  // union-find

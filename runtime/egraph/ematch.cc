@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 namespace superopt::egraph {
 namespace {
@@ -33,6 +34,16 @@ class EMatcher {
     std::array<ClassId, kMaxPatternNodes * kMaxOutputs> bound;  // pattern tensor -> class
   };
 
+  // Copies the entries the pattern uses: patterns have a few of the
+  // kMaxPatternNodes nodes, the rest of a state is never read, and whole-state
+  // copies were a tenth of try_node's profile samples (alexnet).
+  void copy_used(State& to, const State& from) const {
+    const size_t n = p_.nodes.size(), v = p_.variable_names.size();
+    std::copy_n(from.nodes.begin(), n, to.nodes.begin());
+    std::copy_n(from.variables.begin(), v, to.variables.begin());
+    std::copy_n(from.bound.begin(), n * kMaxOutputs, to.bound.begin());
+  }
+
   ClassId& bound(State& s, PatternTensor t) const {
     const PatternNode& n = p_.nodes[t.node];
     return n.kind == PatternKind::variable ? s.variables[n.variable] : s.bound[t.node * kMaxOutputs + t.port];
@@ -42,12 +53,11 @@ class EMatcher {
   template <class F>
   void producers_in(ClassId c, const PatternNode& pn, int port, F&& f) const {
     for (NodeIndex n : eg_.eclass(c).nodes) {
-      const ENode& e = eg_.node(n);
       if (pn.rule_shapes.size() == 1) {
-        if (!e.is_projection() && e.op == pn.op) f(n);
-      } else if (e.is_projection() && e.port == port) {
-        for (NodeIndex t : eg_.eclass(e.children[0]).nodes)
-          if (eg_.node(t).op == pn.op && !eg_.node(t).is_projection()) f(t);
+        if (!eg_.is_projection(n) && eg_.op_of(n) == pn.op) f(n);
+      } else if (eg_.port_of(n) == port) {
+        for (NodeIndex t : eg_.eclass(eg_.node(n).children[0]).nodes)
+          if (eg_.op_of(t) == pn.op && !eg_.is_projection(t)) f(t);
       }
     }
   }
@@ -65,10 +75,19 @@ class EMatcher {
     for (PatternTensor in : pn.inputs) {
       const ClassId c = bound_of(s, in);
       if (c < 0) continue;
-      // A class's parents may repeat (one per child slot): sorted and unique.
+      // A class's parents may repeat (one per child slot): visited in
+      // ascending order, once each. After a rebuild (every iteration's
+      // matching) they are listed in that order already, so no copy is sorted.
+      const std::vector<NodeIndex>& all = eg_.eclass(c).parents;
+      auto wanted = [&](NodeIndex n) { return eg_.op_of(n) == pn.op && !eg_.is_projection(n); };
+      if (std::is_sorted(all.begin(), all.end())) {
+        for (size_t i = 0; i < all.size(); ++i)
+          if ((i == 0 || all[i] != all[i - 1]) && wanted(all[i])) f(all[i]);
+        return;
+      }
       std::vector<NodeIndex> parents;
-      for (NodeIndex n : eg_.eclass(c).parents)
-        if (eg_.node(n).op == pn.op && !eg_.node(n).is_projection()) parents.push_back(n);
+      for (NodeIndex n : all)
+        if (wanted(n)) parents.push_back(n);
       std::sort(parents.begin(), parents.end());
       parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
       for (NodeIndex n : parents) f(n);
@@ -98,8 +117,9 @@ class EMatcher {
   void try_node(size_t k, NodeIndex n, const State& s0) {
     const int pi = p_.match_order[k];
     const PatternNode& pn = p_.nodes[pi];
+    if (eg_.is_projection(n) || eg_.op_of(n) != pn.op) return;
     const ENode& e = eg_.node(n);
-    if (e.is_projection() || e.op != pn.op || e.children.size() != pn.inputs.size()) return;
+    if (e.children.size() != pn.inputs.size()) return;
     // The graph matcher's parameter test, early (constants' shapes are re-derived,
     // transposes compare by permutation: both left to it).
     if (pn.kind == PatternKind::op && e.op != OpType::transpose && !params_equal(e.op, e.params, pn.params()))
@@ -108,7 +128,8 @@ class EMatcher {
     const ClassId own = eg_.class_of(n);
     for (size_t i = 0; i < p_.nodes.size(); ++i)
       if (s0.nodes[i] >= 0 && eg_.class_of(s0.nodes[i]) == own) return;
-    State s = s0;
+    State s;
+    copy_used(s, s0);
     s.nodes[pi] = n;
     for (int port = 0; port < int(pn.rule_shapes.size()); ++port) {
       ClassId out = own;
@@ -118,8 +139,13 @@ class EMatcher {
       b = out;
     }
     const bool swap_too = op_info(e.op).commutative && eg_.find(e.children[0]) != eg_.find(e.children[1]);
-    for (int swapped = 0; swapped <= int(swap_too); ++swapped) {
-      State t = s;
+    if (!swap_too) {
+      if (bind_inputs(pn, e, false, s)) extend(k + 1, s);
+      return;
+    }
+    for (int swapped = 0; swapped <= 1; ++swapped) {
+      State t;
+      copy_used(t, s);
       if (bind_inputs(pn, e, swapped, t)) extend(k + 1, t);
     }
   }
@@ -162,13 +188,14 @@ class EMatcher {
 
   // No variable meets a class an operator of the occurrence computes.
   bool valid(const State& s) const {
+    const std::span<const ClassId> variables(s.variables.data(), p_.variable_names.size());
     for (size_t i = 0; i < p_.nodes.size(); ++i) {
       if (s.nodes[i] < 0 || p_.nodes[i].kind != PatternKind::op) continue;
-      for (ClassId v : s.variables)
+      for (ClassId v : variables)
         if (v >= 0 && v == eg_.class_of(s.nodes[i])) return false;
       for (int port = 0; p_.nodes[i].rule_shapes.size() > 1 && port < int(p_.nodes[i].rule_shapes.size());
            ++port)
-        for (ClassId v : s.variables)
+        for (ClassId v : variables)
           if (v >= 0 && v == s.bound[i * kMaxOutputs + port]) return false;
     }
     return true;

@@ -118,14 +118,19 @@ bool same_descs(const EGraph& eg, ClassId a, ClassId b) {
 
 }  // namespace
 
-ApplyOutcome apply_at(EGraph& eg, const DirectedRule& r, const EMatch& m, std::vector<NodeIndex>* added) {
+ApplyOutcome apply_at(EGraph& eg, const DirectedRule& r, const EMatch& m, std::vector<NodeIndex>* added,
+                      RefusalCache* refusals) {
   bool all_weight_only = true;
   for (ClassId v : m.variables) all_weight_only = all_weight_only && (v < 0 || eg.eclass(v).weight_only);
   if (all_weight_only) return ApplyOutcome::load_time_only;
+  if (refusals && refusals->refused(eg, r, m)) return ApplyOutcome::not_confirmed;
   std::optional<Scratch> s = build_source(eg, r.source, m);
-  if (!s) return ApplyOutcome::not_confirmed;
-  std::optional<Match> match = confirm(*s, r.source);
-  if (!match) return ApplyOutcome::not_confirmed;
+  std::optional<Match> match;
+  if (s) match = confirm(*s, r.source);
+  if (!match) {
+    if (refusals) refusals->add_refused();
+    return ApplyOutcome::not_confirmed;
+  }
   const NodeId first = s->graph.num_nodes();
   TargetBuilder builder(s->graph, *match, r.target);
   try {

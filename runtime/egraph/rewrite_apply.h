@@ -9,6 +9,7 @@
 
 #include "runtime/egraph/egraph.h"
 #include "runtime/egraph/ematch.h"
+#include "runtime/egraph/refusal_cache.h"
 #include "runtime/rewrite/rewrite.h"
 
 namespace superopt::egraph {
@@ -23,8 +24,9 @@ enum class ApplyOutcome {
 };
 
 // Applies r at m. `added` receives the e-nodes the target added (for the
-// rules-involved report).
+// rules-involved report). With `refusals`, an occurrence whose scratch graph
+// was refused before is refused without building it, and refusals are recorded.
 ApplyOutcome apply_at(EGraph& eg, const DirectedRule& r, const EMatch& m,
-                      std::vector<NodeIndex>* added = nullptr);
+                      std::vector<NodeIndex>* added = nullptr, RefusalCache* refusals = nullptr);
 
 }  // namespace superopt::egraph

@@ -12,6 +12,7 @@
 
 #include "runtime/egraph/egraph.h"
 #include "runtime/egraph/ematch.h"
+#include "runtime/egraph/refusal_cache.h"
 #include "runtime/rewrite/rewrite.h"
 
 namespace superopt::egraph {
@@ -30,6 +31,11 @@ struct RunnerLimits {
   // node limit before the others apply once. 0: no limit.
   int match_limit = 0;
   int ban_iterations = 5;
+  // Applying each match as it is found (on a copy of the e-graph as the
+  // iteration began) and remembering refused occurrences (refusal_cache.h):
+  // the same applications in the same order as finding every match first and
+  // confirming each one anew, which `false` does (tests compare the two).
+  bool fast_matching = true;
 };
 
 enum class StopReason { saturated, iteration_limit, node_limit, time_limit };
@@ -88,6 +94,7 @@ class Runner {
   // Whether any rule sits out an iteration after this one.
   bool any_banned(int iteration) const;
   std::vector<int> origin_;
+  RefusalCache refusals_;          // occurrences the graph matcher refused, by their scratch graph
   std::vector<uint64_t> applied_;  // sorted hashes of (rule, match) applied already
   bool stopped_ = false;
   StopReason stop_ = StopReason::saturated;
