@@ -2,7 +2,9 @@
 // oneDNN primitive descriptors; semantics follow runtime/core/kernels.h.
 #include "runtime/exec/cpu/cpu_kernels.h"
 
+#include <oneapi/dnnl/dnnl_debug.h>
 #include <algorithm>
+#include <sstream>
 
 #include "runtime/core/arith.h"
 #include "runtime/core/error.h"
@@ -380,13 +382,14 @@ std::string PostOps::key() const {
   std::string k;
   if (bias) k.append("+bias");
   if (sum) k.append("+sum");
-  if (activation)
-    k.append("+eltwise:")
-        .append(std::to_string(int(activation->algorithm)))
-        .append(",")
-        .append(std::to_string(activation->alpha))
-        .append(",")
-        .append(std::to_string(activation->beta));
+  if (activation) {  // e.g. "+eltwise_clip_v2(0,6)": the kernel cache key and what measure prints
+    k.append("+").append(dnnl_alg_kind2str(static_cast<dnnl_alg_kind_t>(activation->algorithm)));
+    if (activation->alpha != 0 || activation->beta != 0) {
+      std::ostringstream params;
+      params << "(" << activation->alpha << "," << activation->beta << ")";
+      k.append(params.str());
+    }
+  }
   return k;
 }
 
