@@ -117,20 +117,9 @@ class CpuExecutor : public Executor {
       r.output_error = c.output_error;
       r.worst_output = c.worst_output;
     }
-    if (op_sum) {  // as the graph runs: a fused group's one primitive, not its nodes alone
-      CostTable costs;
-      measure_into(g, costs, nullptr);
-      const std::vector<bool> weight_only = weight_only_nodes(g);
-      const FusionPlan plan = plan_fusions(g, weight_only);
-      for (NodeId id : running_nodes(g, weight_only)) {
-        const int group = plan.group_of[size_t(id)];
-        if (group < 0)
-          r.op_sum_ms += costs.lookup(op_signature(g, id))->cost_ms;
-        else if (plan.groups[size_t(group)].producer == id)
-          r.op_sum_ms += costs.lookup(fused_signature(g, plan.groups[size_t(group)]))->cost_ms;
-      }
-      for (const cpu::Conversion& c : cpu::planned_conversions(cache_, g, weight_only))
-        r.op_sum_ms += costs.lookup(cpu::conversion_signature(g, c))->cost_ms;
+    if (op_sum) {  // as the graph runs: fused groups once, reorders included (the cpu cost model's sum)
+      CpuCostModel model(options_, "cpu");
+      r.op_sum_ms = model.graph_sum_ms(g, weight_only_nodes(g));
       r.op_summed = true;
     }
     return r;
@@ -166,7 +155,7 @@ class CpuExecutor : public Executor {
   std::string device_text() const {
     return cpu::cpu_model() + ", " + std::to_string(threads_) + " threads, oneDNN " + cpu::onednn_version();
   }
-  // Every running node alone, and every fused group as one primitive.
+  // Every running node alone, every fused group as one primitive, every reorder step.
   int measure_into(const Graph& g, CostTable& table,
                    const std::function<void(const std::string&, const CostEntry&)>& on_measured) {
     const std::vector<bool> weight_only = weight_only_nodes(g);

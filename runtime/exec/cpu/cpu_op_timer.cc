@@ -113,14 +113,8 @@ CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std:
                        int warmup, int repeats) {
   const Node& n = g.node(id);
   ArrivalFormats arrival(cache, g, weight_only);
-  std::vector<memory::desc> given;
-  std::array<bool, kMaxInputs> weight{};
-  for (size_t i = 0; i < n.inputs().size(); ++i) {
-    given.push_back(arrival(n.inputs()[i]));
-    weight[i] = weight_only[n.inputs()[i].node];
-  }
-  const NodeKernel& k = cache.get(g, id, given, std::span<const bool>(weight.data(), given.size()));
-  return time_kernel(g, id, k, warmup, repeats);
+  const std::vector<TensorRef> inputs(n.inputs().begin(), n.inputs().end());
+  return time_kernel(g, id, arrival.kernel(id, inputs, nullptr), warmup, repeats);
 }
 
 CostEntry measure_fusion(KernelCache& cache, const Graph& g, const Fusion& f,
