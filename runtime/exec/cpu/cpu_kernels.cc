@@ -12,6 +12,7 @@
 #include "runtime/cost/cost_model.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/cpu/cpu_kernels_zoo.h"
+#include "runtime/exec/cpu/cpu_matmul_layout.h"
 
 namespace superopt::cpu {
 namespace {
@@ -126,7 +127,8 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
 
 // Batched [..., m, k] x [..., k, n]; a rank-2 operand is broadcast over the
 // batch. A folded right operand (a weight) is packed in oneDNN's preferred
-// format. With post ops, also the bias (input 2, broadcast as [1,...,1,n]).
+// format or transposed, whichever runs faster. With post ops, also the bias
+// (input 2, broadcast as [1,...,1,n]).
 NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
                          std::span<const bool> weight, const PostOps& post) {
   const Shape& a = g.shape(n.inputs()[0]);
@@ -137,19 +139,25 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
   bias_dims.back() = c[c.rank() - 1];
   const memory::desc bias = plain_desc(bias_dims);
   const dnnl::primitive_attr attr = post_ops_attr(post, false);
-  auto make = [&](bool packed) {
-    const memory::desc weights = packed ? any_desc(bd) : plain_desc(bd);
+  auto make_with = [&](const memory::desc& weights) {
     dnnl::matmul::desc d = post.bias ? dnnl::matmul::desc(plain_desc(ad), weights, bias, plain_desc(c))
                                      : dnnl::matmul::desc(plain_desc(ad), weights, plain_desc(c));
     return dnnl::matmul::primitive_desc(d, attr, engine());
   };
+  auto make = [&](bool packed) { return make_with(packed ? any_desc(bd) : plain_desc(bd)); };
   dnnl::matmul::primitive_desc pd;
-  bool packed = weight[1];
+  bool packed = weight[1], transposed = false;
   try {
     pd = make(packed);
   } catch (const dnnl::error&) {
     packed = false;
     pd = make(false);
+  }
+  // A folded weight's layout is free at run time: time oneDNN's choice against
+  // the transposed one (cpu_matmul_layout.h says why).
+  if (packed && worth_timing_layouts(bd) && pd.weights_desc() != transposed_desc(bd)) {
+    const std::vector<dnnl::matmul::primitive_desc> candidates{pd, make_with(transposed_desc(bd))};
+    if (fastest_matmul(candidates) == 1) pd = candidates[1], transposed = true;
   }
   NodeKernel k;
   k.inputs = {plain_desc(a), packed ? pd.weights_desc() : plain_desc(b)};
@@ -164,7 +172,11 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
   }
   k.calls.push_back(std::move(call));
   k.algorithm = "onednn:matmul:";
-  k.algorithm.append(impl_text(pd)).append(packed ? "+packed_weights" : "").append(post.key());
+  k.algorithm.append(impl_text(pd))
+      .append(transposed ? "+transposed_weights"
+              : packed   ? "+packed_weights"
+                         : "")
+      .append(post.key());
   return k;
 }
 

@@ -1,0 +1,23 @@
+// The layout a matmul's folded right operand is packed in, chosen by timing:
+// a matmul's operand transposed or not is a layout choice (TASO §5), and for a
+// weight it costs nothing at run time (the reorder happens once, at plan time).
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <span>
+
+namespace superopt::cpu {
+
+// A row-major descriptor of `dims` whose last two dimensions are stored
+// transposed ([..., k, n] held as [..., n, k] in memory).
+dnnl::memory::desc transposed_desc(const dnnl::memory::dims& dims);
+
+// Whether a weight of this many elements is worth timing both layouts for;
+// below it oneDNN's own choice stands (the difference is microseconds).
+bool worth_timing_layouts(const dnnl::memory::dims& weight_dims);
+
+// The index of the fastest of `candidates`, matmuls that differ only in their
+// weights' layout: each runs on scratch buffers, interleaved rounds, median.
+size_t fastest_matmul(std::span<const dnnl::matmul::primitive_desc> candidates);
+
+}  // namespace superopt::cpu
