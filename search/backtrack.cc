@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -12,6 +13,7 @@
 #include "runtime/cost/cost_spread.h"
 #include "search/graph_bytes.h"
 #include "search/preprocessed_hash.h"
+#include "search/window_cost.h"
 
 namespace superopt::search {
 
@@ -61,7 +63,8 @@ class SeenGraphs {
 };
 
 // The cost after an application, from the graph's cost, the matched operators'
-// costs and the target's: exact unless the rewrite changes which downstream
+// costs and the target's (with a model that costs graphs whole: the change on
+// a window around it, window_cost.h): exact unless the rewrite changes which downstream
 // operators are precomputed, so it only decides what to skip.
 class CostEstimator {
  public:
@@ -70,9 +73,17 @@ class CostEstimator {
         cost_ms_(cost_ms),
         cost_(cost),
         weight_only_(weight_only_nodes(g)),
-        node_ms_(g.num_nodes(), -1) {}
+        node_ms_(g.num_nodes(), -1) {
+    if (cost.costs_whole_graphs()) window_.emplace(g_, weight_only_, cost);
+  }
 
   std::optional<double> operator()(const DirectedRule& rule, const Match& m) {
+    // A model that costs fused groups and reorders: the operators' costs alone
+    // would misjudge a rewrite that changes what fuses (window_cost.h).
+    if (window_) {
+      std::optional<double> delta = window_->delta_ms(rule, m);
+      return delta ? std::optional<double>(cost_ms_ + *delta) : std::nullopt;
+    }
     std::optional<Graph> target = build_target_alone(g_, m, rule, weight_only_);
     if (!target) return std::nullopt;
     const double added = graph_cost_ms(*target, cost_);
@@ -92,6 +103,7 @@ class CostEstimator {
   CostModel& cost_;
   std::vector<bool> weight_only_;
   std::vector<double> node_ms_;
+  std::optional<WindowCost> window_;  // with a model that costs graphs whole
 };
 
 // The `limit` cheapest graphs that entered the queue, cheapest first.

@@ -10,7 +10,7 @@ catch_discover_tests(rewrite_tests)
 # The optimizer (search/): unit tests (backtracking, folding, graph split and
 # stitching, surviving a bad rule, OCGGS's searches), and `superopt optimize` end to end.
 add_executable(search_tests backtrack_test.cc fold_test.cc graph_split_test.cc bad_rule_test.cc ocggs_test.cc
-                            search_limits_test.cc)
+                            search_limits_test.cc fused_cost_search_test.cc)
 target_link_libraries(search_tests PRIVATE superopt_search Catch2::Catch2WithMain)
 catch_discover_tests(search_tests)
 

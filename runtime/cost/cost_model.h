@@ -1,7 +1,8 @@
 // Cost models: what the optimizer minimises. An operator's cost in milliseconds
 // from an analytic roofline (a device profile), a table measured on a device, or
 // a live device (runtime/exec/); a graph's cost is the sum over its operators
-// (TASO section 5).
+// (TASO section 5), or, for a model that knows what its device runs fused, over
+// what runs (graph_sum_ms).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +48,10 @@ class CostModel {
   // A model that knows which nodes its device runs fused (the CPU's, fusion.h)
   // costs such a group once.
   virtual double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only);
+  // Whether graph_sum_ms is more than node_cost_ms summed (fused groups,
+  // reorders): a search then costs a rewrite on the graph around it
+  // (search/window_cost.h) rather than by the operators it adds and removes.
+  virtual bool costs_whole_graphs() const { return false; }
 };
 
 // Sum of node_cost_ms over the graph's nodes, or infinity when the graph's

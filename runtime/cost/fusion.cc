@@ -145,15 +145,22 @@ std::string fused_signature(const Graph& g, const Fusion& f) {
 
 double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, CostModel& model,
                     const std::function<std::optional<double>(const Graph&, const Fusion&)>& group_ms) {
-  const FusionPlan plan = plan_fusions(g, weight_only);
+  return fused_sum_ms(
+      g, weight_only, plan_fusions(g, weight_only), [&](NodeId id) { return model.node_cost_ms(g, id); },
+      [&](const Fusion& f) { return group_ms(g, f); });
+}
+
+double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, const FusionPlan& plan,
+                    const std::function<double(NodeId)>& node_ms,
+                    const std::function<std::optional<double>(const Fusion&)>& group_ms) {
   std::vector<std::optional<double>> fused(plan.groups.size());
-  for (size_t i = 0; i < plan.groups.size(); ++i) fused[i] = group_ms(g, plan.groups[i]);
+  for (size_t i = 0; i < plan.groups.size(); ++i) fused[i] = group_ms(plan.groups[i]);
   double total_ms = 0;
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     if (weight_only[size_t(id)]) continue;
     const int group = plan.group_of[size_t(id)];
     if (group < 0 || !fused[size_t(group)])
-      total_ms += model.node_cost_ms(g, id);
+      total_ms += node_ms(id);
     else if (plan.groups[size_t(group)].producer == id)
       total_ms += *fused[size_t(group)];
   }

@@ -52,4 +52,11 @@ std::string fused_signature(const Graph& g, const Fusion& f);
 double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, CostModel& model,
                     const std::function<std::optional<double>(const Graph&, const Fusion&)>& group_ms);
 
+// The same over a plan made beforehand (plan_fusions(g, weight_only)), each
+// node not in a costed group by `node_ms`: a model that plans a graph once for
+// several uses (the CPU model's reorders) passes its plan.
+double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, const FusionPlan& plan,
+                    const std::function<double(NodeId)>& node_ms,
+                    const std::function<std::optional<double>(const Fusion&)>& group_ms);
+
 }  // namespace superopt

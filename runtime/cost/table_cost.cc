@@ -41,6 +41,7 @@ class TableCostModel : public CostModel {
                         });
   }
   bool measures() const override { return true; }
+  bool costs_whole_graphs() const override { return table_.info.device_kind == "cpu"; }
   std::string name() const override { return name_; }
   int64_t fallbacks() const override { return fallbacks_; }
   int64_t memory_limit_bytes() const override { return fallback_.memory_limit_bytes(); }

@@ -35,6 +35,7 @@ class LiveCostModel : public CostModel {
     return model_->graph_sum_ms(g, weight_only);
   }
   bool measures() const override { return model_->measures(); }
+  bool costs_whole_graphs() const override { return model_->costs_whole_graphs(); }
   std::string name() const override { return model_->name(); }
 
  private:

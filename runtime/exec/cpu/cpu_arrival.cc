@@ -97,9 +97,14 @@ class ConversionPlanner {
 
 std::vector<Conversion> planned_conversions(KernelCache& cache, const Graph& g,
                                             const std::vector<bool>& weight_only) {
+  ArrivalFormats arrival(cache, g, weight_only);
+  return planned_conversions(arrival, g, weight_only);
+}
+
+std::vector<Conversion> planned_conversions(ArrivalFormats& arrival, const Graph& g,
+                                            const std::vector<bool>& weight_only) {
   std::optional<std::vector<NodeId>> order = g.topological_order();
   if (!order) throw Error("graph has a cycle");
-  ArrivalFormats arrival(cache, g, weight_only);
   ConversionPlanner planner(g, arrival, weight_only);
   const FusionPlan& plan = arrival.fusions();
   for (NodeId id : *order) {

@@ -47,6 +47,10 @@ struct Conversion {
 // at load, and are not among them); CpuGraph::num_reorders() of the same graph.
 std::vector<Conversion> planned_conversions(KernelCache& cache, const Graph& g,
                                             const std::vector<bool>& weight_only);
+// The same with formats worked out beforehand (or shared with other lookups on
+// the same graph: the cpu cost model makes one ArrivalFormats per graph).
+std::vector<Conversion> planned_conversions(ArrivalFormats& arrival, const Graph& g,
+                                            const std::vector<bool>& weight_only);
 
 // The cost-table key of a conversion: "reorder||SHAPE|FROM>TO" with each
 // format as its strides and inner blocks, e.g. "s..:8:1+b1x8".

@@ -27,17 +27,7 @@ class CpuCostModel : public MeasuredCostModel {
   CpuCostModel(const ExecOptions& options, std::string name) : options_(options), name_(std::move(name)) {
     table_.info = cpu_table_info(cpu::current_threads());
   }
-  double node_cost_ms(const Graph& g, NodeId id) override {
-    // enlarge and merge_groups only ever rearrange weights: graph_cost_ms folds them.
-    const OpType op = g.node(id).op;
-    if (runs_no_kernel(g, id) || op == OpType::enlarge || op == OpType::merge_groups) return 0;
-    const std::string signature = op_signature(g, id);
-    if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
-    CostEntry entry =
-        cpu::measure_node(cache_, g, id, weight_only_nodes(g), options_.warmup, options_.repeats);
-    table_.insert(signature, entry);
-    return entry.cost_ms;
-  }
+  double node_cost_ms(const Graph& g, NodeId id) override { return node_ms(g, id, nullptr); }
   double node_spread_ms(const Graph& g, NodeId id) override {
     if (node_cost_ms(g, id) == 0) return 0;  // measures the signature if new
     const CostEntry* entry = table_.lookup(op_signature(g, id));
@@ -45,19 +35,25 @@ class CpuCostModel : public MeasuredCostModel {
   }
   // What the executor runs: a fused group (fusion.h) costs its one primitive,
   // and every reorder step between operators (cpu_arrival.h) its own entry.
+  // One fusion plan and one set of arrival formats serve the whole graph (the
+  // search costs thousands of graphs; each used to be planned twice, and every
+  // node measured anew re-planned it).
   double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
+    cpu::ArrivalFormats arrival(cache_, g, weight_only);
     const double nodes_ms = fused_sum_ms(
-        g, weight_only, *this, [&](const Graph& graph, const Fusion& f) -> std::optional<double> {
-          return cached(fused_signature(graph, f), [&] {
-            return cpu::measure_fusion(cache_, graph, f, weight_only, options_.warmup, options_.repeats);
+        g, weight_only, arrival.fusions(), [&](NodeId id) { return node_ms(g, id, &arrival); },
+        [&](const Fusion& f) -> std::optional<double> {
+          return cached(fused_signature(g, f), [&] {
+            return cpu::measure_fusion(arrival, g, f, options_.warmup, options_.repeats);
           });
         });
     double reorders_ms = 0;
-    for (const cpu::Conversion& c : cpu::planned_conversions(cache_, g, weight_only))
+    for (const cpu::Conversion& c : cpu::planned_conversions(arrival, g, weight_only))
       reorders_ms += cached(cpu::conversion_signature(g, c),
                             [&] { return cpu::measure_conversion(c, options_.warmup, options_.repeats); });
     return nodes_ms + reorders_ms;
   }
+  bool costs_whole_graphs() const override { return true; }
   bool measures() const override { return true; }
   std::string name() const override { return name_; }
   const CostTable& measured() const override { return table_; }
@@ -66,6 +62,18 @@ class CpuCostModel : public MeasuredCostModel {
   }
 
  private:
+  // A node's entry, measured on first sight with the graph's arrival formats
+  // (`arrival`, or worked out for this one node when null).
+  double node_ms(const Graph& g, NodeId id, cpu::ArrivalFormats* arrival) {
+    // enlarge and merge_groups only ever rearrange weights: graph_cost_ms folds them.
+    const OpType op = g.node(id).op;
+    if (runs_no_kernel(g, id) || op == OpType::enlarge || op == OpType::merge_groups) return 0;
+    return cached(op_signature(g, id), [&] {
+      return arrival
+                 ? cpu::measure_node(*arrival, g, id, options_.warmup, options_.repeats)
+                 : cpu::measure_node(cache_, g, id, weight_only_nodes(g), options_.warmup, options_.repeats);
+    });
+  }
   double cached(const std::string& signature, const std::function<CostEntry()>& measure) {
     if (const CostEntry* entry = table_.lookup(signature)) return entry->cost_ms;
     CostEntry entry = measure();
@@ -167,13 +175,14 @@ class CpuExecutor : public Executor {
       if (on_measured) on_measured(signature, entry);
       ++measured;
     };
+    cpu::ArrivalFormats arrival(cache_, g, weight_only);  // one plan for the whole graph
     for (NodeId id : running_nodes(g, weight_only))
       add(op_signature(g, id),
-          [&] { return cpu::measure_node(cache_, g, id, weight_only, options_.warmup, options_.repeats); });
-    for (const Fusion& f : plan_fusions(g, weight_only).groups)
+          [&] { return cpu::measure_node(arrival, g, id, options_.warmup, options_.repeats); });
+    for (const Fusion& f : arrival.fusions().groups)
       add(fused_signature(g, f),
-          [&] { return cpu::measure_fusion(cache_, g, f, weight_only, options_.warmup, options_.repeats); });
-    for (const cpu::Conversion& c : cpu::planned_conversions(cache_, g, weight_only))
+          [&] { return cpu::measure_fusion(arrival, g, f, options_.warmup, options_.repeats); });
+    for (const cpu::Conversion& c : cpu::planned_conversions(arrival, g, weight_only))
       add(cpu::conversion_signature(g, c),
           [&] { return cpu::measure_conversion(c, options_.warmup, options_.repeats); });
     return measured;

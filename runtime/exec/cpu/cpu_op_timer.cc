@@ -111,8 +111,12 @@ CostEntry time_kernel(const Graph& g, NodeId id, const NodeKernel& k, int warmup
 
 CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std::vector<bool>& weight_only,
                        int warmup, int repeats) {
-  const Node& n = g.node(id);
   ArrivalFormats arrival(cache, g, weight_only);
+  return measure_node(arrival, g, id, warmup, repeats);
+}
+
+CostEntry measure_node(ArrivalFormats& arrival, const Graph& g, NodeId id, int warmup, int repeats) {
+  const Node& n = g.node(id);
   const std::vector<TensorRef> inputs(n.inputs().begin(), n.inputs().end());
   return time_kernel(g, id, arrival.kernel(id, inputs, nullptr), warmup, repeats);
 }
@@ -120,6 +124,10 @@ CostEntry measure_node(KernelCache& cache, const Graph& g, NodeId id, const std:
 CostEntry measure_fusion(KernelCache& cache, const Graph& g, const Fusion& f,
                          const std::vector<bool>& weight_only, int warmup, int repeats) {
   ArrivalFormats arrival(cache, g, weight_only);
+  return measure_fusion(arrival, g, f, warmup, repeats);
+}
+
+CostEntry measure_fusion(ArrivalFormats& arrival, const Graph& g, const Fusion& f, int warmup, int repeats) {
   const PostOps post = fused_post_ops(g, f);
   return time_kernel(g, f.producer, arrival.kernel(f.producer, fused_inputs(g, f), &post), warmup, repeats);
 }

@@ -33,6 +33,11 @@ CostEntry measure_conversion(const Conversion& c, int warmup, int repeats);
 CostEntry measure_fusion(KernelCache& cache, const Graph& g, const Fusion& f,
                          const std::vector<bool>& weight_only, int warmup, int repeats);
 
+// Both with the graph's arrival formats worked out beforehand (one
+// ArrivalFormats per graph serves every node measured in it).
+CostEntry measure_node(ArrivalFormats& arrival, const Graph& g, NodeId id, int warmup, int repeats);
+CostEntry measure_fusion(ArrivalFormats& arrival, const Graph& g, const Fusion& f, int warmup, int repeats);
+
 // Runs run() `warmup` times, then `repeats` times, each timed alone (wall clock,
 // steady); returns each timed run's milliseconds.
 std::vector<double> time_runs_ms(int warmup, int repeats, const std::function<void(int)>& run);
