@@ -25,8 +25,10 @@ reproduce_test(alpha 6 "model alpha cost_after_ms search_seconds" ${reproduce_ru
 reproduce_test(ocggs-table3 12 "model search cost_ms search_s explored peak_mb finished check" ${reproduce_rules})
 reproduce_test(ocggs-scaling 20 "figure model blocks max_length search cost_ms search_s peak_mb finished check"
                ${reproduce_rules})
+# TASO Figure 12 on the CPU: the input and four strategies on bert, measured.
+reproduce_test(layout 5 "model strategy graph layouts ms speedup" ${reproduce_rules})
 set_tests_properties(reproduce_rule-size reproduce_search-vs-exhaustive reproduce_alpha reproduce_ocggs-table3
-                     reproduce_ocggs-scaling
+                     reproduce_ocggs-scaling reproduce_layout
                      PROPERTIES FIXTURES_REQUIRED search_rules)
 
 # Exhaustive search on two RNN gates: it reports itself, and finds a graph at

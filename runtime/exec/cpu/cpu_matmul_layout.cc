@@ -9,9 +9,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/core/error.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 
 namespace superopt::cpu {
@@ -44,6 +48,13 @@ memory::desc transposed_desc(const memory::dims& dims) {
 }
 
 bool worth_timing_layouts(const memory::dims& weight_dims) {
+  static const bool timed = [] {
+    const char* env = std::getenv("SUPEROPT_WEIGHT_LAYOUT");
+    if (!env || std::string_view(env) == "fastest") return true;
+    if (std::string_view(env) == "onednn") return false;
+    throw Error("SUPEROPT_WEIGHT_LAYOUT: '" + std::string(env) + "' is neither 'fastest' nor 'onednn'");
+  }();
+  if (!timed) return false;
   memory::dim elements = 1;
   for (memory::dim d : weight_dims) elements *= d;
   return elements >= 64 * 1024;

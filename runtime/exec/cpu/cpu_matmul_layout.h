@@ -14,6 +14,10 @@ dnnl::memory::desc transposed_desc(const dnnl::memory::dims& dims);
 
 // Whether a weight of this many elements is worth timing both layouts for;
 // below it oneDNN's own choice stands (the difference is microseconds).
+// False for every weight when the environment says SUPEROPT_WEIGHT_LAYOUT=onednn
+// (oneDNN's choice alone: the "substitutions only" bars of TASO's Figure 12,
+// scripts/reproduce/layout.sh); `fastest` or unset times them. Any other value
+// throws a one-line Error.
 bool worth_timing_layouts(const dnnl::memory::dims& weight_dims);
 
 // The index of the fastest of `candidates`, matmuls that differ only in their
