@@ -1,8 +1,8 @@
 # Sourced by the reproduction scripts after they set $usage and $accepts (the
 # valued flags they take of --models, --sizes, --alphas, --budget, --time-limit).
 # Parses the shared flags (--quick, --out DIR, --superopt BIN, --rules FILE,
-# --rules-dir DIR, --opset FILE, --allow-unverified) and those into $models, $sizes, $alphas, $budget,
-# $time_limit (empty unless given), builds superopt
+# --rules-dir DIR, --opset FILE, --allow-unverified, --minimal-rules) and those into $models, $sizes,
+# $alphas, $budget, $time_limit, $search (empty unless given), builds superopt
 # unless --superopt names one, lets MPI run as root, makes a scratch folder
 # $work (removed on exit), and defines rules_for N (a rule database of up to N
 # operators: generated, then verified unless --allow-unverified) and get_rules
@@ -16,7 +16,8 @@ rules=
 rules_dir=$root/data/rules
 opset=$root/data/opsets/taso.json
 unverified=
-models= sizes= alphas= budget= time_limit=
+minimal=
+models= sizes= alphas= budget= time_limit= search=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1; shift ;;
@@ -26,8 +27,9 @@ while [ $# -gt 0 ]; do
     --rules-dir) rules_dir=$2; shift 2 ;;
     --opset) opset=$2; shift 2 ;;
     --allow-unverified) unverified=--allow-unverified; shift ;;
+    --minimal-rules) minimal=--minimal-rules; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
-    --models|--sizes|--alphas|--budget|--time-limit)
+    --models|--sizes|--alphas|--budget|--time-limit|--search)
       if [[ " ${accepts-} " != *" $1 "* ]] || [ $# -lt 2 ]; then echo "$usage" >&2; exit 2; fi
       name=${1#--}
       printf -v "${name//-/_}" '%s' "$2"
