@@ -3,7 +3,8 @@
 // rule out where it is false; multi-output rules only in their iterations),
 // and extraction: greedy, greedy on DAG costs (sharing counted once), joint
 // switches to a merged operator's outputs, and the ILP, which refuses a
-// cheaper cyclic choice; the fast matching grows the plain matching's e-graph.
+// cheaper cyclic choice; the fast matching grows the plain matching's e-graph,
+// and the selective matching order visits the pattern order's occurrences.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -12,6 +13,7 @@
 #include "runtime/core/evaluator.h"
 #include "runtime/db/rule_database.h"
 #include "runtime/egraph/dag_extract.h"
+#include "runtime/egraph/ematch.h"
 #include "runtime/egraph/extract.h"
 #include "runtime/egraph/ilp_extract.h"
 #include "runtime/egraph/runner.h"
@@ -365,4 +367,76 @@ TEST_CASE("fast e-matching (streamed, refusals remembered) grows the e-graph the
     }
     CHECK(differing == 0);
   }
+}
+
+namespace {
+
+// An SRU-like cell: three matmuls reading one input, gated by commutative
+// element-wise operators, so that the rules commute and reassociate them.
+Graph gated_cell() {
+  Graph g;
+  NodeId x = g.add_input("x", {1, 64}), c = g.add_input("c", {1, 64});
+  NodeId w1 = g.add_weight("w1", {64, 64}), w2 = g.add_weight("w2", {64, 64}),
+         w3 = g.add_weight("w3", {64, 64});
+  NodeId m1 = g.add(OpType::matmul, {{x}, {w1}}), m2 = g.add(OpType::matmul, {{x}, {w2}});
+  NodeId m3 = g.add(OpType::matmul, {{x}, {w3}});
+  NodeId f = g.add(OpType::sigmoid, {{m1}});
+  NodeId keep = g.add(OpType::ewmul, {{f}, {c}});
+  NodeId fresh = g.add(OpType::ewmul, {{g.add(OpType::ewadd, {{m2}, {x}})}, {f}});
+  NodeId next = g.add(OpType::ewadd, {{keep}, {fresh}});
+  g.add_output({next, 0});
+  g.add_output({g.add(OpType::ewadd, {{g.add(OpType::ewmul, {{next}, {m3}})}, {x}}), 0});
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("the selective matching order visits the occurrences the pattern's order visits, in its order",
+          "[egraph]") {
+  const RuleDatabase db = RuleDatabase::read(SUPEROPT_SOURCE_DIR "/data/rules/taso-3.h5");
+  std::vector<DirectedRule> rules;
+  for (size_t i = 0; i < db.rules.size(); ++i)
+    if (is_proven(db.rules[i].status))
+      for (DirectedRule& d : compile_rule(db.rules[i], int(i))) rules.push_back(std::move(d));
+  int64_t occurrences = 0, reordered_occurrences = 0, swapped_anchors = 0, differing = 0;
+  int reordered = 0;
+  for (const Graph& g : {rule_rich_model(), gated_cell()}) {
+    // Grown by the rules: classes with several e-nodes (commuted and
+    // reassociated element-wise operators, merged matmuls and convolutions).
+    EGraph eg;
+    seed(eg, g);
+    RunnerLimits limits;
+    limits.max_nodes = 1500;
+    Runner(eg, rules, limits).run();
+    REQUIRE(eg.num_nodes() >= 1500);
+    reordered = 0;
+    for (const DirectedRule& rule : rules) {
+      const Pattern& p = rule.source;
+      const EMatchPlan selective = plan_ematch(p), own = plan_ematch(p, false);
+      REQUIRE(own.order == p.match_order);
+      reordered += selective.reordered;
+      for (NodeIndex anchor : eg.nodes_of(p.anchor_op())) {
+        std::vector<EMatch> a, b;
+        ematch_at(eg, selective, p, anchor, [&](const EMatch& m) { a.push_back(m); });
+        ematch_at(eg, own, p, anchor, [&](const EMatch& m) { b.push_back(m); });
+        differing += a.size() != b.size();
+        for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+          differing += a[i].nodes != b[i].nodes || a[i].variables != b[i].variables;
+        occurrences += int64_t(a.size());
+        if (selective.reordered) reordered_occurrences += int64_t(a.size());
+        // A commutative anchor whose first input (a variable) meets its second child.
+        const PatternNode& an = p.nodes[p.match_order.front()];
+        if (op_info(an.op).commutative && p.nodes[an.inputs[0].node].kind == PatternKind::variable)
+          for (const EMatch& m : a)
+            swapped_anchors +=
+                m.variables[p.nodes[an.inputs[0].node].variable] != eg.find(eg.node(anchor).children[0]);
+      }
+    }
+  }
+  INFO(occurrences << " occurrences, " << reordered_occurrences << " through " << reordered
+                   << " reordered patterns, " << swapped_anchors << " swapped");
+  CHECK(differing == 0);
+  CHECK(reordered > 100);
+  CHECK(reordered_occurrences > 100);
+  CHECK(swapped_anchors > 100);
 }

@@ -1,10 +1,13 @@
-// Backtracking e-matching in the pattern's connected order: each later node is
+// Backtracking e-matching in a plan's order (ematch_plan.h): each later node is
 // found in a class already bound (as a producer) or among the parents of one
-// (as a consumer), commutative inputs both ways.
+// (as a consumer), commutative inputs both ways. When the plan's order is not
+// the pattern's, an anchor's occurrences are collected with the position the
+// pattern's order would have found them at, and visited sorted by it.
 #include "runtime/egraph/ematch.h"
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <span>
 
 namespace superopt::egraph {
@@ -15,15 +18,27 @@ constexpr ClassId kAbsent = -2;  // an output of a tuple nobody reads: no class
 
 class EMatcher {
  public:
-  EMatcher(const EGraph& eg, const Pattern& p, const std::function<void(const EMatch&)>& visit)
-      : eg_(eg), p_(p), visit_(visit) {}
+  EMatcher(const EGraph& eg, const EMatchPlan& plan, const Pattern& p,
+           const std::function<void(const EMatch&)>& visit)
+      : eg_(eg), plan_(plan), p_(p), visit_(visit) {}
 
   void run(NodeIndex anchor) {
     State s;
     s.nodes.fill(-1);
     s.variables.fill(kUnbound);
     s.bound.fill(kUnbound);
+    s.swapped.fill(0);
     try_node(0, anchor, s);
+    if (found_.empty()) return;
+    // The pattern's order's visiting order: its positions, level by level.
+    std::vector<size_t> by_position(found_.size());
+    std::iota(by_position.begin(), by_position.end(), size_t(0));
+    const size_t levels = plan_.replay.size();
+    std::sort(by_position.begin(), by_position.end(), [&](size_t a, size_t b) {
+      return std::lexicographical_compare(found_[a].first.begin(), found_[a].first.begin() + levels,
+                                          found_[b].first.begin(), found_[b].first.begin() + levels);
+    });
+    for (size_t i : by_position) visit_(found_[i].second);
   }
 
  private:
@@ -32,7 +47,11 @@ class EMatcher {
     std::array<NodeIndex, kMaxPatternNodes> nodes;
     std::array<ClassId, kMaxPatternNodes> variables;
     std::array<ClassId, kMaxPatternNodes * kMaxOutputs> bound;  // pattern tensor -> class
+    std::array<int8_t, kMaxPatternNodes> swapped;               // commutative inputs taken swapped
   };
+  // Per level of Pattern::match_order: where that order finds the node and
+  // whether it swaps its inputs (ascending: the order it visits occurrences in).
+  using Position = std::array<uint64_t, kMaxPatternNodes>;
 
   // Copies the entries the pattern uses: patterns have a few of the
   // kMaxPatternNodes nodes, the rest of a state is never read, and whole-state
@@ -42,6 +61,7 @@ class EMatcher {
     std::copy_n(from.nodes.begin(), n, to.nodes.begin());
     std::copy_n(from.variables.begin(), v, to.variables.begin());
     std::copy_n(from.bound.begin(), n * kMaxOutputs, to.bound.begin());
+    std::copy_n(from.swapped.begin(), n, to.swapped.begin());
   }
 
   ClassId& bound(State& s, PatternTensor t) const {
@@ -72,13 +92,20 @@ class EMatcher {
       if (c == kAbsent) return;
       if (c >= 0) return producers_in(c, pn, port, f);
     }
+    // Through the bound input whose class has the fewest parents: every
+    // candidate is a parent of each, and each list is visited in ascending order.
+    const std::vector<NodeIndex>* fewest = nullptr;
     for (PatternTensor in : pn.inputs) {
       const ClassId c = bound_of(s, in);
       if (c < 0) continue;
+      const std::vector<NodeIndex>& parents = eg_.eclass(c).parents;
+      if (!fewest || parents.size() < fewest->size()) fewest = &parents;
+    }
+    if (fewest) {
       // A class's parents may repeat (one per child slot): visited in
       // ascending order, once each. After a rebuild (every iteration's
       // matching) they are listed in that order already, so no copy is sorted.
-      const std::vector<NodeIndex>& all = eg_.eclass(c).parents;
+      const std::vector<NodeIndex>& all = *fewest;
       auto wanted = [&](NodeIndex n) { return eg_.op_of(n) == pn.op && !eg_.is_projection(n); };
       if (std::is_sorted(all.begin(), all.end())) {
         for (size_t i = 0; i < all.size(); ++i)
@@ -102,20 +129,53 @@ class EMatcher {
   }
 
   void extend(size_t k, State& s) {
-    if (k == p_.match_order.size()) {
+    if (k == plan_.order.size()) {
       if (valid(s)) {
         EMatch m;
         m.nodes.assign(s.nodes.begin(), s.nodes.begin() + p_.nodes.size());
         m.variables.assign(s.variables.begin(), s.variables.begin() + p_.variable_names.size());
-        visit_(m);
+        if (plan_.reordered)
+          found_.emplace_back(position(s), std::move(m));
+        else
+          visit_(m);
       }
       return;
     }
-    for_candidates(p_.match_order[k], s, [&](NodeIndex n) { try_node(k, n, s); });
+    for_candidates(plan_.order[k], s, [&](NodeIndex n) { try_node(k, n, s); });
+  }
+
+  // Where Pattern::match_order's matcher finds the occurrence s: per level, the
+  // candidate's place in the list it scans there (a class's e-nodes in their
+  // order; parents and operator lists ascending, so by index), then the swap.
+  Position position(const State& s) const {
+    Position key{};
+    for (size_t k = 0; k < plan_.replay.size(); ++k) {
+      const EMatchPlan::Step& step = plan_.replay[k];
+      const NodeIndex n = s.nodes[step.node];
+      uint64_t place = uint64_t(n), inner = 0;
+      if (step.access == EMatchPlan::Access::producer) {
+        const ClassId c = s.bound[step.node * kMaxOutputs + step.port];
+        const std::vector<NodeIndex>& members = eg_.eclass(c).nodes;
+        if (p_.nodes[step.node].rule_shapes.size() == 1) {
+          place = uint64_t(std::find(members.begin(), members.end(), n) - members.begin());
+        } else {  // the projection of n's tuple class at that port, then n among the tuple's e-nodes
+          const ClassId tuple = eg_.class_of(n);
+          for (size_t i = 0; i < members.size(); ++i)
+            if (eg_.port_of(members[i]) == step.port && eg_.find(eg_.node(members[i]).children[0]) == tuple) {
+              place = i;
+              break;
+            }
+          const std::vector<NodeIndex>& tuples = eg_.eclass(tuple).nodes;
+          inner = uint64_t(std::find(tuples.begin(), tuples.end(), n) - tuples.begin());
+        }
+      }
+      key[k] = (place << 32) | (inner << 1) | uint64_t(s.swapped[step.node]);
+    }
+    return key;
   }
 
   void try_node(size_t k, NodeIndex n, const State& s0) {
-    const int pi = p_.match_order[k];
+    const int pi = plan_.order[k];
     const PatternNode& pn = p_.nodes[pi];
     if (eg_.is_projection(n) || eg_.op_of(n) != pn.op) return;
     const ENode& e = eg_.node(n);
@@ -136,6 +196,9 @@ class EMatcher {
       if (pn.rule_shapes.size() > 1) out = eg_.projection(own, port).value_or(kAbsent);
       ClassId& b = s.bound[pi * kMaxOutputs + port];
       if (b != kUnbound && b != out) return;
+      // Bound here first, where the pattern's order binds it from a consumer: that check.
+      if (b == kUnbound && out >= 0 && plan_.checked[pi * kMaxOutputs + port] && !fits_class({pi, port}, out))
+        return;
       b = out;
     }
     const bool swap_too = op_info(e.op).commutative && eg_.find(e.children[0]) != eg_.find(e.children[1]);
@@ -146,8 +209,19 @@ class EMatcher {
     for (int swapped = 0; swapped <= 1; ++swapped) {
       State t;
       copy_used(t, s);
+      t.swapped[pi] = int8_t(swapped);
       if (bind_inputs(pn, e, swapped, t)) extend(k + 1, t);
     }
+  }
+
+  // What the pattern's order checks of the class a consumer binds a tensor to first.
+  bool fits_class(PatternTensor want, ClassId actual) const {
+    const EClass& c = eg_.eclass(actual);
+    if (c.descs.size() != 1) return false;
+    const PatternNode& producer = p_.nodes[want.node];
+    if (producer.rule_shapes[want.port].rank() != c.descs[0].shape.rank()) return false;
+    return producer.kind == PatternKind::variable || producer.rule_shapes.size() != 1 ||
+           (c.ops & (uint64_t(1) << static_cast<int>(producer.op)));
   }
 
   // A look before copying any state: each input the pattern computes has an
@@ -174,13 +248,9 @@ class EMatcher {
         if (b != actual) return false;
         continue;
       }
-      const EClass& c = eg_.eclass(actual);
-      if (c.descs.size() != 1) return false;
-      const PatternNode& producer = p_.nodes[want.node];
-      if (producer.rule_shapes[want.port].rank() != c.descs[0].shape.rank()) return false;
-      if (producer.kind != PatternKind::variable && producer.rule_shapes.size() == 1 &&
-          !(c.ops & (uint64_t(1) << static_cast<int>(producer.op))))
-        return false;
+      // Unchecked where the pattern's order binds it from its producer (so
+      // that both orders find the same occurrences); variables are always checked.
+      if (plan_.checked[want.node * kMaxOutputs + want.port] && !fits_class(want, actual)) return false;
       b = actual;
     }
     return true;
@@ -202,15 +272,22 @@ class EMatcher {
   }
 
   const EGraph& eg_;
+  const EMatchPlan& plan_;
   const Pattern& p_;
   const std::function<void(const EMatch&)>& visit_;
+  std::vector<std::pair<Position, EMatch>> found_;  // reordered plans: visited sorted in run()
 };
 
 }  // namespace
 
+void ematch_at(const EGraph& eg, const EMatchPlan& plan, const Pattern& p, NodeIndex anchor,
+               const std::function<void(const EMatch&)>& visit) {
+  EMatcher(eg, plan, p, visit).run(anchor);
+}
+
 void ematch_at(const EGraph& eg, const Pattern& p, NodeIndex anchor,
                const std::function<void(const EMatch&)>& visit) {
-  EMatcher(eg, p, visit).run(anchor);
+  ematch_at(eg, plan_ematch(p), p, anchor, visit);
 }
 
 }  // namespace superopt::egraph

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/egraph/egraph.h"
+#include "runtime/egraph/ematch_plan.h"
 #include "runtime/rewrite/pattern.h"
 
 namespace superopt::egraph {
@@ -23,6 +24,12 @@ struct EMatch {
 // Calls visit for every occurrence of p whose anchor (p.match_order[0]) is
 // e-node `anchor`. Distinct operators of p meet distinct e-classes, and no
 // variable meets an operator's class (as in a graph, where they are distinct nodes).
+// The nodes are bound in plan.order (plan made from p); the occurrences are
+// visited in the order matching in Pattern::match_order would visit them
+// (the e-graph rebuilt: each class lists an e-node once), whatever the plan.
+void ematch_at(const EGraph& eg, const EMatchPlan& plan, const Pattern& p, NodeIndex anchor,
+               const std::function<void(const EMatch&)>& visit);
+// The same with the selective plan made for this call.
 void ematch_at(const EGraph& eg, const Pattern& p, NodeIndex anchor,
                const std::function<void(const EMatch&)>& visit);
 

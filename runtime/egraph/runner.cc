@@ -39,24 +39,34 @@ const char* stop_reason_name(StopReason reason) {
   return "?";
 }
 
+namespace {
+
+std::vector<const Pattern*> sources(const std::vector<DirectedRule>& rules) {
+  std::vector<const Pattern*> out;
+  out.reserve(rules.size());
+  for (const DirectedRule& r : rules) out.push_back(&r.source);
+  return out;
+}
+
+}  // namespace
+
 Runner::Runner(EGraph& eg, const std::vector<DirectedRule>& rules, RunnerLimits limits)
-    : eg_(eg), rules_(rules), limits_(limits), any_params_(kNumOpTypes), refusals_(eg) {
-  needs_.resize(rules_.size());
+    : eg_(eg),
+      rules_(rules),
+      limits_(limits),
+      any_params_(kNumOpTypes),
+      filter_(sources(rules)),
+      refusals_(eg) {
+  plans_.reserve(rules_.size());
   for (size_t r = 0; r < rules_.size(); ++r) {
     const Pattern& p = rules_[r].source;
+    plans_.push_back(plan_ematch(p, limits_.fast_matching));
     const PatternNode& anchor = p.nodes[p.match_order.front()];
-    AnchorNeed& need = needs_[r];
-    need.producer.fill(-1);
-    need.commutative = op_info(anchor.op).commutative;
-    for (size_t j = 0; j < anchor.inputs.size() && j < kMaxInputs; ++j) {
-      const PatternNode& producer = p.nodes[anchor.inputs[j].node];
-      if (producer.kind != PatternKind::variable && producer.rule_shapes.size() == 1)
-        need.producer[j] = int8_t(producer.op);
-    }
+    const Filed filed{int(r), filter_.signature(int(r)), p.outputs.size() > 1};
     if (anchor.kind != PatternKind::op || anchor.op == OpType::transpose)
-      any_params_[static_cast<int>(anchor.op)].push_back(int(r));
+      any_params_[static_cast<int>(anchor.op)].push_back(filed);
     else
-      by_anchor_[anchor_key(anchor.op, anchor.params())].push_back(int(r));
+      by_anchor_[anchor_key(anchor.op, anchor.params())].push_back(filed);
   }
   origin_.assign(eg_.num_nodes(), -1);
   backoff_.resize(rules_.size());
@@ -121,16 +131,15 @@ bool Runner::iterate(int iteration, RunnerReport& report) {
     if (outcome == ApplyOutcome::changed) ++report.applications, changed = true;
     if (eg_.num_nodes() >= limits_.max_nodes) stopped_ = true, stop_ = StopReason::node_limit;
   };
-  std::array<uint64_t, kMaxInputs> child_ops{};
-  auto try_rules = [&](const std::vector<int>& list, NodeIndex a) {
-    const ENode& e = snapshot.node(a);
-    for (size_t j = 0; j < e.children.size(); ++j) child_ops[j] = snapshot.eclass(e.children[j]).ops;
-    for (int r : list) {
+  auto try_rules = [&](const std::vector<Filed>& list, NodeIndex a) {
+    for (const Filed& f : list) {
       if (stopped_) return;
-      if (banned(r, iteration) || !anchor_fits(needs_[r], child_ops, int(e.children.size()))) continue;
+      const int r = f.rule;
+      if ((f.multi && iteration >= limits_.multi_pattern_iterations) || banned(r, iteration) ||
+          (limits_.fast_matching && !filter_.accepts(f.signature)))
+        continue;
       const DirectedRule& rule = rules_[r];
-      if (rule.source.outputs.size() > 1 && iteration >= limits_.multi_pattern_iterations) continue;
-      ematch_at(snapshot, rule.source, a, [&](const EMatch& m) {
+      ematch_at(snapshot, plans_[r], rule.source, a, [&](const EMatch& m) {
         ++report.matches;
         if (stream)
           apply(r, m);
@@ -144,6 +153,7 @@ bool Runner::iterate(int iteration, RunnerReport& report) {
     for (size_t i = 0; i < anchors.size() && !stopped_; ++i) {
       const ENode& e = snapshot.node(anchors[i]);
       if (e.is_projection()) continue;
+      filter_.reset(snapshot, anchors[i]);
       try_rules(any_params_[op], anchors[i]);
       if (auto it = by_anchor_.find(anchor_key(e.op, e.params)); it != by_anchor_.end())
         try_rules(it->second, anchors[i]);
@@ -158,18 +168,6 @@ bool Runner::iterate(int iteration, RunnerReport& report) {
   std::sort(applied_.begin(), applied_.end());
   changed |= eg_.rebuild() > 0;
   return changed;
-}
-
-bool Runner::anchor_fits(const AnchorNeed& need, const std::array<uint64_t, kMaxInputs>& child_ops,
-                         int inputs) const {
-  auto fits = [&](bool swapped) {
-    for (int j = 0; j < inputs; ++j) {
-      const int op = need.producer[j];
-      if (op >= 0 && !(child_ops[swapped ? 1 - j : j] & (uint64_t(1) << op))) return false;
-    }
-    return true;
-  };
-  return fits(false) || (need.commutative && inputs == 2 && fits(true));
 }
 
 RunnerReport Runner::run() {

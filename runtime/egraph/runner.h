@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/egraph/anchor_filter.h"
 #include "runtime/egraph/egraph.h"
 #include "runtime/egraph/ematch.h"
 #include "runtime/egraph/refusal_cache.h"
@@ -32,9 +33,12 @@ struct RunnerLimits {
   int match_limit = 0;
   int ban_iterations = 5;
   // Applying each match as it is found (on a copy of the e-graph as the
-  // iteration began) and remembering refused occurrences (refusal_cache.h):
-  // the same applications in the same order as finding every match first and
-  // confirming each one anew, which `false` does (tests compare the two).
+  // iteration began), remembering refused occurrences (refusal_cache.h),
+  // testing anchors once per signature (anchor_filter.h) and matching in the
+  // selective order (ematch_plan.h): the same applications in the same order
+  // as finding every match first, anchor by anchor and rule by rule in the
+  // pattern's own order, and confirming each one anew, which `false` does
+  // (tests compare the two).
   bool fast_matching = true;
 };
 
@@ -67,21 +71,20 @@ class Runner {
   EGraph& eg_;
   const std::vector<DirectedRule>& rules_;
   RunnerLimits limits_;
-  // Rule indices per anchor: by operator and parameters (params_hash), and per
+  // A rule as filed under its anchor: read for every anchor e-node, so kept
+  // compact (the rule itself is not touched unless its signature accepts).
+  struct Filed {
+    int rule;
+    int signature;  // AnchorFilter's
+    bool multi;     // more than one output (Tensat's k_multi applies)
+  };
+  // Rules per anchor: by operator and parameters (params_hash), and per
   // operator those whose anchor's parameters the matcher compares otherwise
   // (transposes, by permutation; constants, not at all).
-  std::unordered_map<uint64_t, std::vector<int>> by_anchor_;
-  std::vector<std::vector<int>> any_params_;
-  // Per rule: the operator each input of its anchor must be produced by (-1:
-  // a variable, any), checked against the anchor's children's operator masks
-  // before matching (most rules filed under a key fail there).
-  struct AnchorNeed {
-    std::array<int8_t, kMaxInputs> producer{};
-    bool commutative = false;
-  };
-  std::vector<AnchorNeed> needs_;
-  bool anchor_fits(const AnchorNeed& need, const std::array<uint64_t, kMaxInputs>& child_ops,
-                   int inputs) const;
+  std::unordered_map<uint64_t, std::vector<Filed>> by_anchor_;
+  std::vector<std::vector<Filed>> any_params_;
+  AnchorFilter filter_;            // the anchor test, once per signature and anchor e-node
+  std::vector<EMatchPlan> plans_;  // per rule: the order its source is matched in
   // The scheduler's state per rule: bans so far, and the first iteration it may match again.
   struct Backoff {
     int bans = 0;
