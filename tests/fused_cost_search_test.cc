@@ -6,12 +6,18 @@
 #include <optional>
 #include <string>
 
+#include <cmath>
+
 #include "runtime/core/graph_analysis.h"
+#include "runtime/cost/cost_spread.h"
+#include "runtime/cost/cost_table.h"
 #include "runtime/cost/fusion.h"
+#include "runtime/exec/cost_models.h"
 #include "search/search.h"
 #include "search/window_cost.h"
 #include "tests/rewrite_fixture.h"
 #include "tests/search_fixture.h"
+#include "tests/temp_dir.h"
 
 using namespace superopt;
 using namespace superopt::test;
@@ -118,4 +124,35 @@ TEST_CASE("the window's cost change is the whole graph's where fusions change ar
       CHECK(window.window(d, m).size() == 7);  // concat, conv, split, 2 x (ewadd, relu)
     }
   CHECK(applications == 1);
+}
+
+TEST_CASE("the noise of a rewrite under a CPU table is that of the fused entries it changes") {
+  // a: a convolution and its relu, run fused; b: the convolution with the relu as its parameter.
+  Graph a, b;
+  for (Graph* g : {&a, &b}) {
+    g->add_input("x", {1, 8, 6, 6});
+    g->add_weight("w", {8, 8, 3, 3});
+  }
+  const NodeId conv = a.add(OpType::conv2d, {{0}, {1}}, conv_params());
+  const NodeId relu = a.add(OpType::relu, {{conv}});
+  a.add_output({relu});
+  b.add_output({b.add(OpType::conv2d, {{0}, {1}}, conv_params(1, Activation::relu))});
+  const std::vector<Fusion> groups = plan_fusions(a, weight_only_nodes(a)).groups;
+  REQUIRE(groups.size() == 1);
+  TempDir dir;
+  CostTable t;
+  t.info.device_kind = "cpu";
+  t.info.analytic_profile = "cpu";
+  t.insert(op_signature(a, conv), {1.0, "", 20, 0.01});
+  t.insert(op_signature(a, relu), {0.5, "", 20, 0.01});
+  t.insert(fused_signature(a, groups[0]), {0.8, "", 20, 0.3});  // what a runs: noisy
+  t.insert(op_signature(b, 2), {1.0, "", 20, 0.01});
+  t.write(dir.file("cpu.h5"));
+  auto model = make_cost_model("table:" + dir.file("cpu.h5"));
+  REQUIRE(model->costs_whole_graphs());
+  CHECK(graph_cost_ms(a, *model) == Approx(0.8));
+  CHECK(graph_cost_ms(b, *model) == Approx(1.0));
+  // The fused entry's spread, not those of the convolution and relu measured alone (0.017 ms).
+  CHECK(difference_spread_ms(a, b, *model) == Approx(std::sqrt(0.3 * 0.3 + 0.01 * 0.01)));
+  CHECK_FALSE(cheaper_beyond_noise(0.8, a, 1.0, b, *model));  // 0.2 ms within the fused entry's 0.3
 }

@@ -30,4 +30,12 @@ double CostModel::graph_sum_ms(const Graph& g, const std::vector<bool>& weight_o
   return total_ms;
 }
 
+std::vector<CostUnit> CostModel::graph_units(const Graph& g, const std::vector<bool>& weight_only) {
+  std::vector<CostUnit> units;
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    if (!weight_only[id] && !runs_no_kernel(g, id))
+      units.push_back({op_signature(g, id), node_spread_ms(g, id)});
+  return units;
+}
+
 }  // namespace superopt

@@ -23,6 +23,14 @@ namespace superopt {
 // names, ids or the order nodes were added in.
 std::string op_signature(const Graph& g, NodeId id);
 
+// One measured entry that a graph's cost adds: its key in a cost table
+// (op_signature, fusion.h's fused_signature, a CPU reorder's signature) and the
+// noise of its measurement (node_spread_ms; 0 for a computed cost).
+struct CostUnit {
+  std::string signature;
+  double spread_ms = 0;
+};
+
 class CostModel {
  public:
   virtual ~CostModel() = default;
@@ -52,6 +60,11 @@ class CostModel {
   // reorders): a search then costs a rewrite on the graph around it
   // (search/window_cost.h) rather than by the operators it adds and removes.
   virtual bool costs_whole_graphs() const { return false; }
+  // The entries graph_sum_ms adds, once per time it adds one: by default
+  // every running node's op_signature with node_spread_ms; a model that costs
+  // graphs whole lists its fused groups and reorders instead (cost_spread.h
+  // compares two graphs' noise by these).
+  virtual std::vector<CostUnit> graph_units(const Graph& g, const std::vector<bool>& weight_only);
 };
 
 // Sum of node_cost_ms over the graph's nodes, or infinity when the graph's

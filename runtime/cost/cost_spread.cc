@@ -11,21 +11,21 @@
 namespace superopt {
 namespace {
 
-// Each running operator's signature, with how often it occurs and one node that has it.
+// Each entry a graph's cost adds (CostModel::graph_units), with how often it
+// occurs and its spread.
 struct SignatureCount {
   int count = 0;
-  NodeId node = -1;
+  double spread_ms = 0;
 };
 using SignatureCounts = std::map<std::string, SignatureCount>;
 
-SignatureCounts signature_counts(const Graph& g) {
+SignatureCounts signature_counts(const Graph& g, CostModel& model) {
   const std::vector<bool> weight_only = weight_only_nodes(g);  // cost 0: precomputed at load time
   SignatureCounts counts;
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (weight_only[id] || runs_no_kernel(g, id)) continue;
-    SignatureCount& c = counts[op_signature(g, id)];
+  for (CostUnit& u : model.graph_units(g, weight_only)) {
+    SignatureCount& c = counts[std::move(u.signature)];
     ++c.count;
-    c.node = id;
+    c.spread_ms = u.spread_ms;
   }
   return counts;
 }
@@ -38,18 +38,16 @@ double entry_spread_ms(const CostEntry& entry) {
 
 double difference_spread_ms(const Graph& a, const Graph& b, CostModel& model) {
   if (!model.measures()) return 0;
-  const SignatureCounts in_a = signature_counts(a), in_b = signature_counts(b);
+  const SignatureCounts in_a = signature_counts(a, model), in_b = signature_counts(b, model);
   double variance = 0;
-  auto add = [&](const Graph& g, const SignatureCount& mine, const SignatureCounts& other,
-                 const std::string& signature) {
+  auto add = [&](const SignatureCount& mine, const SignatureCounts& other, const std::string& signature) {
     auto it = other.find(signature);
     const int unmatched = mine.count - (it == other.end() ? 0 : it->second.count);
     if (unmatched <= 0) return;  // the other graph runs it as often (or more: counted from there)
-    const double spread = model.node_spread_ms(g, mine.node);
-    variance += unmatched * spread * spread;
+    variance += unmatched * mine.spread_ms * mine.spread_ms;
   };
-  for (const auto& [signature, c] : in_a) add(a, c, in_b, signature);
-  for (const auto& [signature, c] : in_b) add(b, c, in_a, signature);
+  for (const auto& [signature, c] : in_a) add(c, in_b, signature);
+  for (const auto& [signature, c] : in_b) add(c, in_a, signature);
   return std::sqrt(variance);
 }
 

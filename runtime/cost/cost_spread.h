@@ -19,10 +19,12 @@ inline constexpr double kAssumedRelativeSpread = 0.05;
 // did not record one.
 double entry_spread_ms(const CostEntry& entry);
 
-// The noise of cost(a) - cost(b) under `model`: operators running in both
-// graphs (equal signatures, counted with multiplicity) have the same measured
-// cost in both and cancel; the rest add their spreads in quadrature
-// (independent measurements). 0 for a model that does not measure.
+// The noise of cost(a) - cost(b) under `model`: entries both graphs' costs
+// add (CostModel::graph_units: the running operators, or for a model that
+// costs graphs whole its fused groups, lone operators and reorders; equal
+// signatures, counted with multiplicity) have the same measured cost in both
+// and cancel; the rest add their spreads in quadrature (independent
+// measurements). 0 for a model that does not measure.
 double difference_spread_ms(const Graph& a, const Graph& b, CostModel& model);
 
 // Whether cost_a_ms is cheaper than cost_b_ms by more than the noise of their

@@ -1,6 +1,7 @@
 // The CPU executor's fusion groups and their signatures (see fusion.h).
 #include "runtime/cost/fusion.h"
 
+#include "runtime/core/graph_analysis.h"
 #include "runtime/cost/cost_model.h"
 
 namespace superopt {
@@ -165,6 +166,23 @@ double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, const 
       total_ms += *fused[size_t(group)];
   }
   return total_ms;
+}
+
+std::vector<CostUnit> fused_units(const Graph& g, const std::vector<bool>& weight_only,
+                                  const FusionPlan& plan, const std::function<CostUnit(NodeId)>& node_unit,
+                                  const std::function<std::optional<CostUnit>(const Fusion&)>& group_unit) {
+  std::vector<std::optional<CostUnit>> fused(plan.groups.size());
+  for (size_t i = 0; i < plan.groups.size(); ++i) fused[i] = group_unit(plan.groups[i]);
+  std::vector<CostUnit> units;
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (weight_only[size_t(id)] || runs_no_kernel(g, id)) continue;
+    const int group = plan.group_of[size_t(id)];
+    if (group < 0 || !fused[size_t(group)])
+      units.push_back(node_unit(id));
+    else if (plan.groups[size_t(group)].producer == id)
+      units.push_back(*fused[size_t(group)]);
+  }
+  return units;
 }
 
 }  // namespace superopt

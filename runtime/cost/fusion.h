@@ -18,6 +18,7 @@
 namespace superopt {
 
 class CostModel;
+struct CostUnit;
 
 struct Fusion {
   NodeId producer = -1;               // the conv2d or matmul
@@ -58,5 +59,12 @@ double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, CostMo
 double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, const FusionPlan& plan,
                     const std::function<double(NodeId)>& node_ms,
                     const std::function<std::optional<double>(const Fusion&)>& group_ms);
+
+// The entries fused_sum_ms adds (CostModel::graph_units): each group
+// `group_unit` has an entry for once, every other running node (not
+// weight-only, not a view or source) as `node_unit` gives it.
+std::vector<CostUnit> fused_units(const Graph& g, const std::vector<bool>& weight_only,
+                                  const FusionPlan& plan, const std::function<CostUnit(NodeId)>& node_unit,
+                                  const std::function<std::optional<CostUnit>(const Fusion&)>& group_unit);
 
 }  // namespace superopt

@@ -40,6 +40,20 @@ class TableCostModel : public CostModel {
                           return entry ? std::optional<double>(entry->cost_ms) : std::nullopt;
                         });
   }
+  std::vector<CostUnit> graph_units(const Graph& g, const std::vector<bool>& weight_only) override {
+    if (table_.info.device_kind != "cpu") return CostModel::graph_units(g, weight_only);
+    return fused_units(
+        g, weight_only, plan_fusions(g, weight_only),
+        [&](NodeId id) {
+          return CostUnit{op_signature(g, id), node_spread_ms(g, id)};
+        },
+        [&](const Fusion& f) -> std::optional<CostUnit> {
+          std::string signature = fused_signature(g, f);
+          const CostEntry* entry = table_.lookup(signature);
+          if (!entry) return std::nullopt;
+          return CostUnit{std::move(signature), entry_spread_ms(*entry)};
+        });
+  }
   bool measures() const override { return true; }
   bool costs_whole_graphs() const override { return table_.info.device_kind == "cpu"; }
   std::string name() const override { return name_; }

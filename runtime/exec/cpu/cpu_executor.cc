@@ -54,6 +54,22 @@ class CpuCostModel : public MeasuredCostModel {
     return nodes_ms + reorders_ms;
   }
   bool costs_whole_graphs() const override { return true; }
+  // The entries graph_sum_ms adds (measured first where new): groups, lone nodes, reorders.
+  std::vector<CostUnit> graph_units(const Graph& g, const std::vector<bool>& weight_only) override {
+    graph_sum_ms(g, weight_only);  // every entry below measured
+    cpu::ArrivalFormats arrival(cache_, g, weight_only);
+    auto unit = [&](std::string signature) {
+      const CostEntry* entry = table_.lookup(signature);
+      const double spread = entry ? entry_spread_ms(*entry) : 0;  // none: costs 0 (enlarge, merge_groups)
+      return CostUnit{std::move(signature), spread};
+    };
+    std::vector<CostUnit> units = fused_units(
+        g, weight_only, arrival.fusions(), [&](NodeId id) { return unit(op_signature(g, id)); },
+        [&](const Fusion& f) -> std::optional<CostUnit> { return unit(fused_signature(g, f)); });
+    for (const cpu::Conversion& c : cpu::planned_conversions(arrival, g, weight_only))
+      units.push_back(unit(cpu::conversion_signature(g, c)));
+    return units;
+  }
   bool measures() const override { return true; }
   std::string name() const override { return name_; }
   const CostTable& measured() const override { return table_; }
