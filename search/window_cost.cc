@@ -32,7 +32,9 @@ WindowCost::WindowCost(const Graph& g, const std::vector<bool>& weight_only, Cos
       cost_(cost),
       readers_(size_t(g.num_nodes())),
       graph_output_(size_t(g.num_nodes()), 0),
-      position_(size_t(g.num_nodes()), 0) {
+      position_(size_t(g.num_nodes()), 0),
+      in_(size_t(g.num_nodes()), 0),
+      node_map_(size_t(g.num_nodes()), -1) {
   FusionPlan plan = plan_fusions(g, weight_only);
   group_of_ = std::move(plan.group_of);
   for (const Fusion& f : plan.groups) {
@@ -56,7 +58,7 @@ void WindowCost::add(NodeId id, std::vector<char>& in, std::vector<NodeId>& out)
 }
 
 std::vector<NodeId> WindowCost::window(const DirectedRule& rule, const Match& m) const {
-  std::vector<char> in(size_t(g_.num_nodes()), 0);
+  std::vector<char>& in = in_;  // all 0 between calls
   std::vector<NodeId> out;
   std::vector<NodeId> matched;
   for (size_t i = 0; i < rule.source.nodes.size(); ++i)
@@ -81,6 +83,7 @@ std::vector<NodeId> WindowCost::window(const DirectedRule& rule, const Match& m)
       frontier = std::move(next);
     }
   }
+  for (NodeId id : out) in[size_t(id)] = 0;
   std::sort(out.begin(), out.end(),
             [&](NodeId a, NodeId b) { return position_[size_t(a)] < position_[size_t(b)]; });
   return out;
@@ -88,8 +91,21 @@ std::vector<NodeId> WindowCost::window(const DirectedRule& rule, const Match& m)
 
 std::optional<double> WindowCost::delta_ms(const DirectedRule& rule, const Match& m) {
   const std::vector<NodeId> nodes = window(rule, m);
-  std::vector<char> inside(size_t(g_.num_nodes()), 0);
+  std::vector<char>& inside = in_;
+  std::vector<NodeId>& node_map = node_map_;
   for (NodeId id : nodes) inside[size_t(id)] = 1;
+  // Leaves in_ and node_map_ as they were, however this returns.
+  std::vector<NodeId> mapped_sources;
+  struct Reset {
+    std::vector<char>& inside;
+    std::vector<NodeId>& node_map;
+    const std::vector<NodeId>& nodes;
+    const std::vector<NodeId>& sources;
+    ~Reset() {
+      for (NodeId id : nodes) inside[size_t(id)] = 0, node_map[size_t(id)] = -1;
+      for (NodeId id : sources) node_map[size_t(id)] = -1;
+    }
+  } reset{inside, node_map, nodes, mapped_sources};
 
   // The window as a graph: tensors from outside become inputs, or weights when
   // computed from weights alone (a cost model sees them as load-time work);
@@ -97,7 +113,6 @@ std::optional<double> WindowCost::delta_ms(const DirectedRule& rule, const Match
   // do not depend on it.
   Graph w;
   std::unordered_map<int64_t, TensorRef> local;  // g tensor -> window tensor
-  std::vector<NodeId> node_map(size_t(g_.num_nodes()), -1);
   auto key = [](TensorRef t) { return int64_t(t.node) * kMaxOutputs + t.port; };
   auto tensor = [&](TensorRef t) -> TensorRef {
     if (auto it = local.find(key(t)); it != local.end()) return it->second;
@@ -107,6 +122,7 @@ std::optional<double> WindowCost::delta_ms(const DirectedRule& rule, const Match
     if (is_constant(n.op)) {
       mapped = {w.add(n.op, {}, n.params, name), 0};
       node_map[size_t(t.node)] = mapped.node;
+      mapped_sources.push_back(t.node);
     } else if (weight_only_[size_t(t.node)]) {
       mapped = {w.add_weight(name, g_.shape(t)), 0};
     } else {

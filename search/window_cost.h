@@ -46,6 +46,10 @@ class WindowCost {
   std::vector<char> graph_output_;                   // per node: one of its outputs is a graph output
   std::vector<int> position_;                        // per node: its place in a topological order
   std::map<std::vector<NodeId>, double> before_ms_;  // windows already costed as they are in g
+  // Per node of g, reset after each use (an application touches a few nodes,
+  // the graph has hundreds): in the window, and its copy in the window graph.
+  mutable std::vector<char> in_;
+  std::vector<NodeId> node_map_;
 };
 
 }  // namespace superopt::search
