@@ -10,6 +10,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/evaluator.h"
 #include "runtime/core/graph_analysis.h"
+#include "runtime/exec/cpu/cpu_arrival.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/weight_folding.h"
 
@@ -84,11 +85,23 @@ void CpuGraph::plan_node(NodeId id, const std::vector<bool>& weight_only) {
     given.push_back(tensor(inputs[i]).get_desc());
     weight[i] = weight_only[inputs[i].node];
   }
-  const NodeKernel& k = cache_.get(graph_, id, given, std::span<const bool>(weight.data(), given.size()));
+  const std::span<const bool> weights(weight.data(), given.size());
+  const memory::desc* slice = slice_of({id, 0});
+  const NodeKernel* kp = nullptr;
+  try {
+    kp = &cache_.get(graph_, id, given, weights, nullptr, slice);
+  } catch (const Error&) {
+    if (!slice) throw;
+    writes_into_.erase({id, 0});  // the concat copies it in (not expected: concat_in_place built this kernel)
+    slice = nullptr;
+    kp = &cache_.get(graph_, id, given, weights);
+  }
+  const NodeKernel& k = *kp;
   std::vector<dnnl::memory> ins, outs;
   for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(inputs[i], k.inputs[i], weight[i]));
   for (int port = 0; port < n.num_outputs(); ++port)
-    outs.push_back(tensors_[id][port] = allocate(k.outputs[port]));
+    outs.push_back(tensors_[id][port] =
+                       port == 0 && slice ? slice_memory({id, 0}) : allocate(k.outputs[port]));
   if (k.reference) {
     std::vector<const float*> in_ptrs;
     std::vector<float*> out_ptrs;
@@ -126,17 +139,27 @@ void CpuGraph::plan_fusion(const Fusion& f, const std::vector<bool>& weight_only
     weight[i] = weight_only[inputs[i].node];
   }
   const NodeKernel* k = nullptr;
+  const std::span<const bool> weights(weight.data(), given.size());
+  const memory::desc* slice = slice_of({f.last(), 0});
   try {
     const PostOps post = fused_post_ops(graph_, f);
-    k = &cache_.get(graph_, f.producer, given, std::span<const bool>(weight.data(), given.size()), &post);
+    try {
+      k = &cache_.get(graph_, f.producer, given, weights, &post, slice);
+    } catch (const Error&) {
+      if (!slice) throw;
+      writes_into_.erase({f.last(), 0});  // the concat copies it in
+      slice = nullptr;
+      k = &cache_.get(graph_, f.producer, given, weights, &post);
+    }
   } catch (const Error&) {
+    writes_into_.erase({f.last(), 0});  // the last node alone is no writer (an eltwise)
     plan_node(f.producer, weight_only);
     for (NodeId id : f.absorbed) plan_node(id, weight_only);
     return;
   }
   std::vector<dnnl::memory> ins;
   for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(inputs[i], k->inputs[i], weight[i]));
-  dnnl::memory out = tensors_[f.last()][0] = allocate(k->outputs[0]);
+  dnnl::memory out = tensors_[f.last()][0] = slice ? slice_memory({f.last(), 0}) : allocate(k->outputs[0]);
   if (f.residual) {  // the sum post-op adds what the destination holds
     dnnl::memory residual = tensor(*f.residual);
     if (residual.get_desc().dims() != out.get_desc().dims())
@@ -146,6 +169,63 @@ void CpuGraph::plan_fusion(const Fusion& f, const std::vector<bool>& weight_only
   }
   add_calls(*k, ins, {out});
   fused_nodes_ += int(f.absorbed.size());
+}
+
+// Which concats run in place (cpu_concat.h), decided before any producer is
+// planned: their buffers are allocated now, in the format the concat primitive
+// would have given them, and their writers' outputs become slices of them.
+void CpuGraph::plan_concats(const std::vector<bool>& weight_only, const FusionPlan& fusions) {
+  bool any = false;
+  for (NodeId id = 0; id < graph_.num_nodes(); ++id)
+    any = any || (graph_.node(id).op == OpType::concat && !weight_only[size_t(id)]);
+  if (!any) return;
+  ArrivalFormats arrival(cache_, graph_, weight_only);
+  const std::function<memory::desc(TensorRef)> format = [&](TensorRef t) { return arrival(t); };
+  for (NodeId id = 0; id < graph_.num_nodes(); ++id) {
+    std::optional<ConcatInPlace> plan = concat_in_place(cache_, graph_, id, weight_only, fusions, format);
+    if (!plan) continue;
+    tensor({id, 0}) = allocate(plan->layout);
+    for (size_t i = 0; i < plan->written.size(); ++i)
+      if (plan->written[i]) {
+        const TensorRef t = graph_.node(id).inputs()[i];
+        writes_into_[{int(t.node), int(t.port)}] = {id, int(i)};
+      }
+    in_place_.emplace(id, std::move(*plan));
+  }
+}
+
+const memory::desc* CpuGraph::slice_of(TensorRef t) const {
+  auto it = writes_into_.find({int(t.node), int(t.port)});
+  if (it == writes_into_.end()) return nullptr;
+  return &in_place_.at(it->second.first).parts[size_t(it->second.second)];
+}
+
+dnnl::memory CpuGraph::slice_memory(TensorRef t) {
+  const auto [concat, input] = writes_into_.at({int(t.node), int(t.port)});
+  const ConcatInPlace& plan = in_place_.at(concat);
+  return dnnl::memory(plan.parts[size_t(input)], engine(),
+                      data_of(tensor({concat, 0})) + plan.offsets[size_t(input)]);
+}
+
+// A concat run in place: its writers have filled their slices; every other
+// input is copied into its slice by one reorder, here, in the concat's place.
+void CpuGraph::plan_concat_copies(NodeId id) {
+  const Node& n = graph_.node(id);
+  bool written = false;
+  for (size_t i = 0; i < n.inputs().size(); ++i) {
+    const TensorRef t = n.inputs()[i];
+    auto it = writes_into_.find({int(t.node), int(t.port)});
+    if (it != writes_into_.end() && it->second == std::make_pair(id, int(i))) {
+      written = true;
+      continue;
+    }
+    dnnl::memory source = tensor(t);
+    const ConcatInPlace& plan = in_place_.at(id);
+    dnnl::memory slice(plan.parts[i], engine(), data_of(tensor({id, 0})) + plan.offsets[i]);
+    steps_.push_back({dnnl::reorder(source, slice), {{DNNL_ARG_FROM, source}, {DNNL_ARG_TO, slice}}, {}});
+    ++concat_copies_;
+  }
+  concats_in_place_ += written;  // else every writer fell back at planning: copies only
 }
 
 CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(cache), graph_(g) {
@@ -163,6 +243,7 @@ CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(c
   RealArith<double> ar;
   SourceValues<RealArith<double>> sources = random_sources(ar, seed);
   const FusionPlan fusions = plan_fusions(g, weight_only);
+  plan_concats(weight_only, fusions);
   for (NodeId id : *order) {
     const Node& n = g.node(id);
     if (weight_only[id]) continue;
@@ -173,6 +254,8 @@ CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(c
       fill(tensor({id, 0}) = allocate(plain_desc(v.shape)), v.data);
     } else if (runs_no_kernel(g, id)) {
       plan_views(id);
+    } else if (in_place_.count(id)) {
+      plan_concat_copies(id);
     } else {
       plan_node(id, weight_only);
     }

@@ -2,8 +2,9 @@
 // once on the CPU reference and reordered once into the formats the primitives
 // want, one buffer per activation tensor in the format its producer chose
 // (format_tag::any inside), reorders only where a consumer needs another
-// format, views for reshape and contiguous splits, and a run() that executes
-// the planned steps in topological order.
+// format, views for reshape and contiguous splits, concats written in place by
+// their producers (cpu_concat.h), and a run() that executes the planned steps
+// in topological order.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "runtime/core/graph.h"
 #include "runtime/core/tensor.h"
 #include "runtime/cost/fusion.h"
+#include "runtime/exec/cpu/cpu_concat.h"
 #include "runtime/exec/cpu/cpu_kernels.h"
 
 namespace superopt::cpu {
@@ -39,6 +41,11 @@ class CpuGraph {
   int num_reorders() const { return reorders_; }
   // Nodes run inside a convolution or matmul primitive (bias, residual add, activation).
   int num_fused() const { return fused_nodes_; }
+  // Concats run in place: their producers write slices of their buffer, no concat primitive.
+  int num_concats_in_place() const { return concats_in_place_; }
+  // Of their inputs, those copied into their slice by a reorder (part of num_launches,
+  // not of num_reorders: they replace the concat's copy, they convert nothing).
+  int num_concat_copies() const { return concat_copies_; }
 
  private:
   struct Step {
@@ -55,6 +62,11 @@ class CpuGraph {
   void plan_views(NodeId id);
   void plan_node(NodeId id, const std::vector<bool>& weight_only);
   void plan_fusion(const Fusion& f, const std::vector<bool>& weight_only);
+  void plan_concats(const std::vector<bool>& weight_only, const FusionPlan& fusions);
+  void plan_concat_copies(NodeId id);
+  // The slice of a concat's buffer tensor t is written into, or null (t gets its own buffer).
+  const memory::desc* slice_of(TensorRef t) const;
+  dnnl::memory slice_memory(TensorRef t);
   void add_calls(const NodeKernel& k, const std::vector<dnnl::memory>& ins,
                  const std::vector<dnnl::memory>& outs);
 
@@ -64,8 +76,12 @@ class CpuGraph {
   std::map<std::pair<std::pair<int, int>, size_t>, dnnl::memory> converted_;
   std::vector<memory::desc> converted_formats_;
   std::vector<Step> steps_;
+  std::map<NodeId, ConcatInPlace> in_place_;                           // per concat run in place
+  std::map<std::pair<int, int>, std::pair<NodeId, int>> writes_into_;  // tensor -> (concat, input)
   int reorders_ = 0;
   int fused_nodes_ = 0;
+  int concats_in_place_ = 0;
+  int concat_copies_ = 0;
 };
 
 }  // namespace superopt::cpu

@@ -80,7 +80,7 @@ dnnl::primitive_attr post_ops_attr(const PostOps& post, bool relu_first) {
 // A convolution; with post ops, also the bias (input 2, bound as [C]), the sum
 // and the eltwise of its fused followers.
 NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
-                       const PostOps& post) {
+                       const PostOps& post, const memory::desc* dst) {
   const OpParams& p = n.params;
   const Shape& x = g.shape(n.inputs()[0]);
   const Shape& w = g.shape(n.inputs()[1]);
@@ -94,16 +94,17 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
   const memory::dims weight_dims = groups == 1 ? memory::dims{w[0], w[1], w[2], w[3]}
                                                : memory::dims{groups, w[0] / groups, w[1], w[2], w[3]};
   const memory::desc bias = plain_desc(memory::dims{y[1]});
+  const memory::desc out = dst ? *dst : any_desc(dims_of(y));
   auto make_desc = [&] {
     const memory::dims strides{p.stride_h, p.stride_w}, pad_l{wh.pad_before, ww.pad_before},
         pad_r{pad_bottom, pad_right};
     if (post.bias)
       return dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
-                                             any_desc(dims_of(x)), any_desc(weight_dims), bias,
-                                             any_desc(dims_of(y)), strides, pad_l, pad_r);
+                                             any_desc(dims_of(x)), any_desc(weight_dims), bias, out, strides,
+                                             pad_l, pad_r);
     return dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
-                                           any_desc(dims_of(x)), any_desc(weight_dims), any_desc(dims_of(y)),
-                                           strides, pad_l, pad_r);
+                                           any_desc(dims_of(x)), any_desc(weight_dims), out, strides, pad_l,
+                                           pad_r);
   };
   const dnnl::primitive_attr attr = post_ops_attr(post, p.activation == Activation::relu);
   dnnl::convolution_forward::primitive_desc pd(make_desc(), attr, engine());
@@ -183,13 +184,17 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
 // ewadd, ewmul, smul: src0 is the input of the output's shape, in whatever format
 // it has; the other is broadcast from a plain row-major tensor, or, at the full
 // shape, brought to src0's format.
-NodeKernel binary_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given) {
+NodeKernel binary_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
+                         const memory::desc* dst) {
   const Shape& out = n.output(0).shape;
   const int full = g.shape(n.inputs()[0]) == out ? 0 : g.shape(n.inputs()[1]) == out ? 1 : -1;
   // Both inputs broadcast (e.g. [n,1] + [1,m]): oneDNN 2.6 broadcasts src1 only;
   // subtraction and division cannot exchange their operands.
   const bool ordered = n.op == OpType::ewsub || n.op == OpType::ewdiv;
-  if (full < 0 || (ordered && full != 0)) return reference_kernel(g, n);
+  if (full < 0 || (ordered && full != 0)) {
+    if (dst) throw Error("binary: no destination of its own on the reference kernel");
+    return reference_kernel(g, n);
+  }
   const int other = 1 - full;
   const Shape& other_shape = g.shape(n.inputs()[other]);
   memory::desc src0 = given[full];
@@ -202,7 +207,7 @@ NodeKernel binary_kernel(const Graph& g, const Node& n, std::span<const memory::
   const memory::desc broadcast = plain_desc(broadcast_dims);
   memory::desc src1 = same_shape ? src0 : broadcast;
   auto make = [&] {
-    return dnnl::binary::primitive_desc(dnnl::binary::desc(alg, src0, src1, src0), engine());
+    return dnnl::binary::primitive_desc(dnnl::binary::desc(alg, src0, src1, dst ? *dst : src0), engine());
   };
   dnnl::binary::primitive_desc pd = make();
   auto is_ref = [&] { return impl_text(pd).rfind("ref", 0) == 0; };
@@ -254,7 +259,7 @@ NodeKernel eltwise_kernel(const Node& n, const memory::desc& src) {
 
 // Average pooling counts padding as zeros and divides by the full window
 // (include_padding); max pooling ignores padded positions, as the reference does.
-NodeKernel pool_kernel(const Graph& g, const Node& n, const memory::desc& src) {
+NodeKernel pool_kernel(const Graph& g, const Node& n, const memory::desc& src, const memory::desc* dst) {
   const OpParams& p = n.params;
   const Shape& x = g.shape(n.inputs()[0]);
   const Shape& y = n.output(0).shape;
@@ -264,7 +269,7 @@ NodeKernel pool_kernel(const Graph& g, const Node& n, const memory::desc& src) {
   const int64_t pad_right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + p.kernel_w - x[3] - pad_left);
   const algorithm alg =
       n.op == OpType::pool_max ? algorithm::pooling_max : algorithm::pooling_avg_include_padding;
-  dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, src, any_desc(dims_of(y)),
+  dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, src, dst ? *dst : any_desc(dims_of(y)),
                                 {p.stride_h, p.stride_w}, {p.kernel_h, p.kernel_w}, {pad_top, pad_left},
                                 {pad_bottom, pad_right});
   dnnl::pooling_forward::primitive_desc pd(d, engine());
@@ -446,13 +451,31 @@ memory::desc plain_desc(const Shape& shape) {
   return plain_desc(dims_of(shape));
 }
 
+bool takes_destination(OpType op) {
+  switch (op) {
+    case OpType::conv2d:
+    case OpType::pool_avg:
+    case OpType::pool_max:
+    case OpType::ewadd:
+    case OpType::ewmul:
+    case OpType::smul:
+    case OpType::ewsub:
+    case OpType::ewdiv:
+      return true;
+    default:
+      return false;
+  }
+}
+
 NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight, const PostOps* post) {
+                        std::span<const bool> weight, const PostOps* post, const memory::desc* dst) {
   const Node& n = g.node(id);
+  if (dst && !takes_destination(n.op))
+    throw Error(std::string(op_name(n.op)) + ": no destination descriptor of its own");
   try {
     switch (n.op) {
       case OpType::conv2d:
-        return conv_kernel(g, n, given, post ? *post : PostOps{});
+        return conv_kernel(g, n, given, post ? *post : PostOps{}, dst);
       case OpType::matmul:
         return matmul_kernel(g, n, given, weight, post ? *post : PostOps{});
       case OpType::ewadd:
@@ -460,14 +483,14 @@ NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc>
       case OpType::smul:
       case OpType::ewsub:
       case OpType::ewdiv:
-        return binary_kernel(g, n, given);
+        return binary_kernel(g, n, given, dst);
       case OpType::relu:
       case OpType::sigmoid:
       case OpType::tanh:
         return eltwise_kernel(n, given[0]);
       case OpType::pool_avg:
       case OpType::pool_max:
-        return pool_kernel(g, n, given[0]);
+        return pool_kernel(g, n, given[0], dst);
       case OpType::batchnorm:
         return batchnorm_kernel(g, n, given[0]);
       case OpType::softmax:
@@ -517,15 +540,17 @@ int KernelCache::format_id(const memory::desc& d) {
 }
 
 const NodeKernel& KernelCache::get(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                                   std::span<const bool> weight, const PostOps* post) {
+                                   std::span<const bool> weight, const PostOps* post,
+                                   const memory::desc* dst) {
   std::string key = op_signature(g, id);
   if (post) key.append(post->key());
+  if (dst) key.append(">").append(std::to_string(format_id(*dst)));
   for (size_t i = 0; i < given.size(); ++i)
     key.append("|")
         .append(std::to_string(format_id(given[i])))
         .append(weight[i] ? "w" : "a");  // not +: GCC 12 -Wrestrict
   auto it = kernels_.find(key);
-  if (it == kernels_.end()) it = kernels_.emplace(key, build_kernel(g, id, given, weight, post)).first;
+  if (it == kernels_.end()) it = kernels_.emplace(key, build_kernel(g, id, given, weight, post, dst)).first;
   return it->second;
 }
 

@@ -79,11 +79,20 @@ memory::desc plain_desc(const Shape& shape);
 memory::desc plain_desc(const memory::dims& dims);
 memory::dims dims_of(const Shape& shape);
 
+// The operators whose primitives take a destination descriptor of their own
+// (build_kernel's `dst`): convolution, pooling, binary.
+bool takes_destination(OpType op);
+
 // Builds the kernel of node `id`. given[i] is the descriptor input i has now;
 // weight[i] says input i is prepared once (folded), so the primitive may ask
-// for any format. Throws Error when oneDNN rejects the operator.
+// for any format. `dst`: the output must be written in exactly this
+// descriptor (a slice of a concat's buffer, cpu_concat.h); only
+// takes_destination operators take one (oneDNN 2.6's eltwise and batch
+// normalization have no destination of their own). Throws Error when oneDNN
+// rejects the operator.
 NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight, const PostOps* post = nullptr);
+                        std::span<const bool> weight, const PostOps* post = nullptr,
+                        const memory::desc* dst = nullptr);
 
 // The reference kernel of node `id` in float on plain row-major buffers (one
 // per input and per output port), for operators with no primitive; pad as a
@@ -95,9 +104,11 @@ void run_reference(const Graph& g, NodeId id, std::span<const float* const> inpu
 // repeated blocks of a model, a re-measured signature) share one primitive.
 class KernelCache {
  public:
-  // `post`: a convolution with fused followers (given then holds the bias third).
+  // `post`: a convolution with fused followers (given then holds the bias third);
+  // `dst`: the output's fixed descriptor (build_kernel).
   const NodeKernel& get(const Graph& g, NodeId id, std::span<const memory::desc> given,
-                        std::span<const bool> weight, const PostOps* post = nullptr);
+                        std::span<const bool> weight, const PostOps* post = nullptr,
+                        const memory::desc* dst = nullptr);
   size_t size() const { return kernels_.size(); }
 
  private:
