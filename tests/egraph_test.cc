@@ -292,6 +292,37 @@ TEST_CASE(
   CHECK(switch_tuples(plain, plain_cost, plain_roots, start).choice == start.choice);
 }
 
+TEST_CASE("a merge of three matmuls, split twice, is switched to with its inner split", "[egraph]") {
+  // x.W1, x.W2, x.W3: the second multi-output iteration merges a merged pair
+  // with the third, split(split(matmul(x, concat(...)))). With every merged
+  // matmul costing 7 and a plain one 3, no pair pays (7 > 6) and the triple
+  // pays (7 < 9) only when the classes of both splits' outputs switch together.
+  Graph g;
+  NodeId x = g.add_input("x", {1, 64});
+  for (const char* w : {"w1", "w2", "w3"})
+    g.add_output({g.add(OpType::matmul, {{x}, {g.add_weight(w, {64, 64})}}), 0});
+  EGraph eg;
+  const std::vector<ClassId> roots = seed(eg, g);
+  Runner(eg, directions(test::merge_matmuls_rule()), RunnerLimits{}).run();
+  std::vector<double> node_cost(eg.num_nodes(), 0.0);
+  for (NodeIndex n = 0; n < eg.num_nodes(); ++n)
+    if (eg.op_of(n) == OpType::matmul)
+      node_cost[n] = eg.eclass(eg.class_of(n)).descs[0].shape[1] == 64 ? 3 : 7;
+  const Extraction greedy = greedy_extract(eg, node_cost, roots);
+  CHECK(greedy.cost_ms == Approx(9));
+  const Extraction switched = switch_tuples(eg, node_cost, roots, greedy);
+  CHECK(switched.cost_ms == Approx(7));
+  std::optional<Graph> out = build_graph(eg, g, roots, switched.choice);
+  REQUIRE(out);
+  CHECK(count_op(*out, OpType::matmul) == 1);
+  CHECK(count_op(*out, OpType::split) == 2);
+  RealArith<double> ar;
+  auto before = evaluate(g, ar, random_sources(ar, 7)), after = evaluate(*out, ar, random_sources(ar, 7));
+  REQUIRE(before.size() == after.size());
+  for (size_t k = 0; k < before.size(); ++k)
+    for (int64_t i = 0; i < before[k].size(); ++i) CHECK(after[k][i] == Approx(before[k][i]).epsilon(1e-9));
+}
+
 TEST_CASE("the backoff scheduler bans a rule over its match limit, then lets it match again", "[egraph]") {
   const Graph g = two_matmuls();
   const std::vector<DirectedRule> rules = directions(test::merge_matmuls_rule());

@@ -15,7 +15,9 @@ namespace superopt::egraph {
 // projections of that class in every class that has one (the tuple class
 // keeps its chosen e-node), and keeps the switch when the choice stays
 // acyclic and its DAG cost (each class reachable from the roots once, as
-// choice_cost_ms) drops. Stops when a pass over all tuple classes keeps
+// choice_cost_ms) drops; when that alone does not pay, the same with every
+// tuple class computed from one of those classes switched too, transitively
+// (a merge of three matmuls is split twice, and pays only as a whole). Stops when a pass over all tuple classes keeps
 // nothing, or after max_passes. The result's cost_ms is its DAG cost.
 Extraction switch_tuples(const EGraph& eg, const std::vector<double>& cost_ms,
                          const std::vector<ClassId>& roots, const Extraction& start, int max_passes = 8);
