@@ -148,6 +148,12 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
   // budget goes to coming back, by other steps, to work already queued.
   std::unordered_set<uint64_t> seen_runtime{preprocessed_hash(g)};
   queue.emplace(best.cost_ms, best);
+  // Alpha prunes against the cheapest cost seen, as MetaFlow does, also when a
+  // measured model keeps a best that is cheaper only beyond the noise (which
+  // the cheapest may not be): a best held back by the noise would otherwise
+  // widen the search to everything under alpha times it.
+  double cheapest_ms = best.cost_ms;
+  std::optional<CostUnitCounts> best_units;  // the best graph's cost entries, counted once per best
   Cheapest cheapest(size_t(std::max(limits.alternatives, 0)) + 1);  // the best may be one of them
   // Every graph that entered the queue stays in `seen`: what the search holds.
   out.held_bytes = graph_copy_bytes(g);
@@ -163,8 +169,8 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       // Most applications are pruned, or would fall off the end of a full queue:
       // cost them before copying the graph.
       if (std::optional<double> c = estimate(rule, m)) {
-        if (!(*c < limits.alpha * best.cost_ms)) return;
-        if (int(queue.size()) >= limits.max_queue && *c >= queue.rbegin()->first && *c >= best.cost_ms) {
+        if (!(*c < limits.alpha * cheapest_ms)) return;
+        if (int(queue.size()) >= limits.max_queue && *c >= queue.rbegin()->first && *c >= cheapest_ms) {
           dropped = true;
           return;
         }
@@ -177,7 +183,7 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       uint64_t hash = canonical_hash(*next);
       if (seen.contains(hash, *next)) return;
       double c = graph_cost_ms(*next, cost);
-      if (!(c < limits.alpha * best.cost_ms)) return;  // pruned graphs are not remembered: they stay pruned
+      if (!(c < limits.alpha * cheapest_ms)) return;  // pruned graphs are not remembered: they stay pruned
       auto graph = std::make_shared<const Graph>(std::move(*next));
       seen.insert(hash, graph);
       seen_runtime.insert(runtime);
@@ -186,8 +192,15 @@ SearchOutcome backtracking_search(const Graph& g, const RuleIndex& rules, CostMo
       auto history = std::make_shared<const StepHistory>(
           StepHistory{Step{int(&rule - rules.rules.data()), graph}, current.history});
       Candidate cand{graph, c, history};
+      cheapest_ms = std::min(cheapest_ms, c);
       // A measured model's costs are noisy: cheaper counts only beyond the noise.
-      if (cheaper_beyond_noise(c, *graph, best.cost_ms, *best.graph, cost)) best = cand;
+      if (c < best.cost_ms && cost.measures() && !best_units)
+        best_units = count_cost_units(*best.graph, cost);
+      if (best_units ? cheaper_beyond_noise(c, *graph, best.cost_ms, *best_units, cost)
+                     : cheaper_beyond_noise(c, *graph, best.cost_ms, *best.graph, cost)) {
+        best = cand;
+        best_units.reset();
+      }
       cheapest.offer(cand);
       queue.emplace(c, cand);
       if (int(queue.size()) > limits.max_queue) {

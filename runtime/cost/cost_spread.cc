@@ -9,46 +9,39 @@
 #include "runtime/core/graph_analysis.h"
 
 namespace superopt {
-namespace {
 
-// Each entry a graph's cost adds (CostModel::graph_units), with how often it
-// occurs and its spread.
-struct SignatureCount {
-  int count = 0;
-  double spread_ms = 0;
-};
-using SignatureCounts = std::map<std::string, SignatureCount>;
+double entry_spread_ms(const CostEntry& entry) {
+  return entry.spread_recorded() ? entry.spread_ms : kAssumedRelativeSpread * entry.cost_ms;
+}
 
-SignatureCounts signature_counts(const Graph& g, CostModel& model) {
+CostUnitCounts count_cost_units(const Graph& g, CostModel& model) {
   const std::vector<bool> weight_only = weight_only_nodes(g);  // cost 0: precomputed at load time
-  SignatureCounts counts;
+  CostUnitCounts counts;
   for (CostUnit& u : model.graph_units(g, weight_only)) {
-    SignatureCount& c = counts[std::move(u.signature)];
+    CostUnitCounts::Count& c = counts.by_signature[std::move(u.signature)];
     ++c.count;
     c.spread_ms = u.spread_ms;
   }
   return counts;
 }
 
-}  // namespace
-
-double entry_spread_ms(const CostEntry& entry) {
-  return entry.spread_recorded() ? entry.spread_ms : kAssumedRelativeSpread * entry.cost_ms;
+double difference_spread_ms(const CostUnitCounts& a, const CostUnitCounts& b) {
+  double variance = 0;
+  auto add = [&](const CostUnitCounts::Count& mine, const CostUnitCounts& other,
+                 const std::string& signature) {
+    auto it = other.by_signature.find(signature);
+    const int unmatched = mine.count - (it == other.by_signature.end() ? 0 : it->second.count);
+    if (unmatched <= 0) return;  // the other graph runs it as often (or more: counted from there)
+    variance += unmatched * mine.spread_ms * mine.spread_ms;
+  };
+  for (const auto& [signature, c] : a.by_signature) add(c, b, signature);
+  for (const auto& [signature, c] : b.by_signature) add(c, a, signature);
+  return std::sqrt(variance);
 }
 
 double difference_spread_ms(const Graph& a, const Graph& b, CostModel& model) {
   if (!model.measures()) return 0;
-  const SignatureCounts in_a = signature_counts(a, model), in_b = signature_counts(b, model);
-  double variance = 0;
-  auto add = [&](const SignatureCount& mine, const SignatureCounts& other, const std::string& signature) {
-    auto it = other.find(signature);
-    const int unmatched = mine.count - (it == other.end() ? 0 : it->second.count);
-    if (unmatched <= 0) return;  // the other graph runs it as often (or more: counted from there)
-    variance += unmatched * mine.spread_ms * mine.spread_ms;
-  };
-  for (const auto& [signature, c] : in_a) add(c, in_b, signature);
-  for (const auto& [signature, c] : in_b) add(c, in_a, signature);
-  return std::sqrt(variance);
+  return difference_spread_ms(count_cost_units(a, model), count_cost_units(b, model));
 }
 
 bool cheaper_beyond_noise(double cost_a_ms, const Graph& a, double cost_b_ms, const Graph& b,
@@ -56,6 +49,13 @@ bool cheaper_beyond_noise(double cost_a_ms, const Graph& a, double cost_b_ms, co
   if (!(cost_a_ms < cost_b_ms)) return false;
   if (!model.measures()) return true;
   return cost_b_ms - cost_a_ms > difference_spread_ms(a, b, model);
+}
+
+bool cheaper_beyond_noise(double cost_a_ms, const Graph& a, double cost_b_ms, const CostUnitCounts& b_units,
+                          CostModel& model) {
+  if (!(cost_a_ms < cost_b_ms)) return false;
+  if (!model.measures()) return true;
+  return cost_b_ms - cost_a_ms > difference_spread_ms(count_cost_units(a, model), b_units);
 }
 
 }  // namespace superopt

@@ -5,6 +5,9 @@
 // noise (and graphs that ran slower end to end).
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "runtime/core/graph.h"
 #include "runtime/cost/cost_model.h"
 #include "runtime/cost/cost_table.h"
@@ -27,9 +30,26 @@ double entry_spread_ms(const CostEntry& entry);
 // measurements). 0 for a model that does not measure.
 double difference_spread_ms(const Graph& a, const Graph& b, CostModel& model);
 
+// A graph's cost entries (CostModel::graph_units) counted by signature, with
+// each one's spread: what difference_spread_ms compares. A search comparing
+// many graphs against its best keeps the best's.
+struct CostUnitCounts {
+  struct Count {
+    int count = 0;
+    double spread_ms = 0;
+  };
+  std::map<std::string, Count> by_signature;
+};
+CostUnitCounts count_cost_units(const Graph& g, CostModel& model);
+double difference_spread_ms(const CostUnitCounts& a, const CostUnitCounts& b);
+
 // Whether cost_a_ms is cheaper than cost_b_ms by more than the noise of their
-// difference (a plain comparison for a model that does not measure).
+// difference (a plain comparison for a model that does not measure). With
+// `b_units`, b's entries counted beforehand (count_cost_units).
 bool cheaper_beyond_noise(double cost_a_ms, const Graph& a, double cost_b_ms, const Graph& b,
+                          CostModel& model);
+
+bool cheaper_beyond_noise(double cost_a_ms, const Graph& a, double cost_b_ms, const CostUnitCounts& b_units,
                           CostModel& model);
 
 }  // namespace superopt

@@ -44,8 +44,10 @@ class TableCostModel : public CostModel {
     if (table_.info.device_kind != "cpu") return CostModel::graph_units(g, weight_only);
     return fused_units(
         g, weight_only, plan_fusions(g, weight_only),
-        [&](NodeId id) {
-          return CostUnit{op_signature(g, id), node_spread_ms(g, id)};
+        [&](NodeId id) {  // node_spread_ms without building the signature twice
+          CostUnit u{op_signature(g, id), 0};
+          if (const CostEntry* entry = table_.lookup(u.signature)) u.spread_ms = entry_spread_ms(*entry);
+          return u;
         },
         [&](const Fusion& f) -> std::optional<CostUnit> {
           std::string signature = fused_signature(g, f);
