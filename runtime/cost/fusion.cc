@@ -1,6 +1,8 @@
 // The CPU executor's fusion groups and their signatures (see fusion.h).
 #include "runtime/cost/fusion.h"
 
+#include <limits>
+
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/cost_model.h"
 
@@ -94,6 +96,22 @@ Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_on
   return f;
 }
 
+// The pad in front of `producer`'s source that its window can take over, or -1.
+NodeId leading_pad(const Graph& g, const Uses& uses, const std::vector<bool>& weight_only, NodeId producer) {
+  const Node& p = g.node(producer);
+  const NodeId pad = p.inputs()[0].node;
+  const Node& n = g.node(pad);
+  if (n.op != OpType::pad || weight_only[size_t(pad)] || uses.only_reader(g, pad) != producer ||
+      g.shape(p.inputs()[0]).rank() != 4)
+    return -1;
+  for (int32_t rows : n.params.pads)
+    if (rows < 0) return -1;
+  const float value = n.params.value;
+  const bool fits =
+      p.op == OpType::pool_max ? value == -std::numeric_limits<float>::infinity() : value == 0.f;
+  return fits ? pad : -1;
+}
+
 }  // namespace
 
 FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only) {
@@ -102,14 +120,19 @@ FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only) {
   const Uses uses(g);
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const OpType op = g.node(id).op;
-    if ((op != OpType::conv2d && op != OpType::matmul) || weight_only[size_t(id)] ||
+    const bool pool = op == OpType::pool_max || op == OpType::pool_avg;
+    if ((op != OpType::conv2d && op != OpType::matmul && !pool) || weight_only[size_t(id)] ||
         plan.group_of[size_t(id)] >= 0)
       continue;
-    Fusion f = grow(g, uses, weight_only, plan.group_of, id);
-    if (f.absorbed.empty()) continue;
+    Fusion f;
+    f.producer = id;
+    if (!pool) f = grow(g, uses, weight_only, plan.group_of, id);
+    if (op != OpType::matmul) f.pad = leading_pad(g, uses, weight_only, id);
+    if (f.absorbed.empty() && f.pad < 0) continue;
     const int index = int(plan.groups.size());
     plan.group_of[size_t(id)] = index;
     for (NodeId n : f.absorbed) plan.group_of[size_t(n)] = index;
+    if (f.pad >= 0) plan.group_of[size_t(f.pad)] = index;
     plan.groups.push_back(std::move(f));
   }
   return plan;
@@ -133,6 +156,10 @@ bool fusable_activation(OpType op) {
 
 std::string fused_signature(const Graph& g, const Fusion& f) {
   std::string s = op_signature(g, f.producer);
+  if (f.pad >= 0) {
+    const Node& pad = g.node(f.pad);
+    s.append("+pad ").append(params_str(pad.op, pad.params));
+  }
   if (f.bias) s.append("+bias");
   if (f.residual) s.append("+sum");
   if (f.activation >= 0) {

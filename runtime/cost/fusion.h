@@ -1,6 +1,6 @@
-// Which neighbouring nodes the CPU executor runs as one convolution or matmul
-// primitive (issue 34, item 2), and the signature their cost is measured under
-// (item 1): the producer, the per-channel bias add after it
+// Which neighbouring nodes the CPU executor runs as one convolution, matmul or
+// pooling primitive (issue 34, item 2), and the signature their cost is measured
+// under (item 1): a pad in front, the producer, the per-channel bias add after it
 // (as the primitive's bias), a residual add (oneDNN's sum post-op) and an
 // activation (an eltwise post-op), in that order, each the only consumer of the
 // one before. Imported CNNs spell every convolution this way (conv, bias add,
@@ -26,6 +26,7 @@ struct Fusion {
   std::optional<TensorRef> bias;      // a weight along the output channels: conv [1,C,1,1], matmul [N]
   std::optional<TensorRef> residual;  // a tensor of the output's shape added after the bias (sum post-op)
   NodeId activation = -1;             // a unary operator run as an eltwise post-op
+  NodeId pad = -1;                    // a pad in front of the producer, folded into its window's padding
   NodeId last() const { return absorbed.empty() ? producer : absorbed.back(); }
 };
 
@@ -35,8 +36,13 @@ struct FusionPlan {
 };
 
 // The groups of graph g: only convolutions and matmuls that run (not
-// weight-only) with at least one follower fused; a follower's input is never a
-// graph output or read by another node.
+// weight-only) with at least one follower fused or a leading pad, and pools
+// with a leading pad; a follower's input is never a graph output or read by
+// another node, and neither is a leading pad's output. A leading pad pads the
+// last two dimensions with the value the window's own padding has: zeros before
+// a convolution or an average pool (which counts padding), -inf before a max
+// pool (which ignores it). PyTorch's exports write a stride-2 convolution's or
+// pool's symmetric padding this way (it is not our SAME window).
 FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only);
 
 // The unary operators oneDNN runs as one eltwise post-op (relu, clip, sigmoid,

@@ -153,6 +153,7 @@ void CpuGraph::plan_fusion(const Fusion& f, const std::vector<bool>& weight_only
     }
   } catch (const Error&) {
     writes_into_.erase({f.last(), 0});  // the last node alone is no writer (an eltwise)
+    if (f.pad >= 0) plan_node(f.pad, weight_only);
     plan_node(f.producer, weight_only);
     for (NodeId id : f.absorbed) plan_node(id, weight_only);
     return;
@@ -168,7 +169,7 @@ void CpuGraph::plan_fusion(const Fusion& f, const std::vector<bool>& weight_only
     ++reorders_;
   }
   add_calls(*k, ins, {out});
-  fused_nodes_ += int(f.absorbed.size());
+  fused_nodes_ += int(f.absorbed.size()) + (f.pad >= 0 ? 1 : 0);
 }
 
 // Which concats run in place (cpu_concat.h), decided before any producer is

@@ -77,8 +77,30 @@ dnnl::primitive_attr post_ops_attr(const PostOps& post, bool relu_first) {
   return attr;
 }
 
+// What a convolution or pooling window reads: its source's dimensions and the
+// padding before (top, left) and after (bottom, right) it.
+struct SourceWindow {
+  memory::dims src, before, after;
+};
+
+// The window of a node reading x (NCHW) with a kernel of kh x kw into y; a
+// leading pad folded in (PostOps::pad) joins the window's own padding, and the
+// source is then the pad's input.
+SourceWindow source_window(const Shape& x, int64_t kh, int64_t kw, const OpParams& p, const Shape& y,
+                           const std::optional<std::array<int32_t, 4>>& pad) {
+  const std::array<int32_t, 4> extra = pad.value_or(std::array<int32_t, 4>{0, 0, 0, 0});
+  const int64_t h = x[2] - extra[0] - extra[1], w = x[3] - extra[2] - extra[3];
+  const int64_t top = window(x[2], kh, p.stride_h, p.padding).pad_before + extra[0];
+  const int64_t left = window(x[3], kw, p.stride_w, p.padding).pad_before + extra[2];
+  // What the last window needs beyond the source (TensorFlow SAME puts the odd
+  // pixel after); negative (VALID leaving rows unused) is no padding.
+  const int64_t bottom = std::max<int64_t>(0, (y[2] - 1) * p.stride_h + kh - h - top);
+  const int64_t right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + kw - w - left);
+  return {{x[0], x[1], h, w}, {top, left}, {bottom, right}};
+}
+
 // A convolution; with post ops, also the bias (input 2, bound as [C]), the sum
-// and the eltwise of its fused followers.
+// and the eltwise of its fused followers, and a leading pad.
 NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
                        const PostOps& post, const memory::desc* dst) {
   const OpParams& p = n.params;
@@ -86,25 +108,20 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
   const Shape& w = g.shape(n.inputs()[1]);
   const Shape& y = n.output(0).shape;
   const int64_t groups = x[1] / w[1];
-  const Window wh = window(x[2], w[2], p.stride_h, p.padding), ww = window(x[3], w[3], p.stride_w, p.padding);
-  // What the last window needs beyond the input (TensorFlow SAME puts the odd pixel
-  // after); negative (VALID leaving rows unused) is no padding.
-  const int64_t pad_bottom = std::max<int64_t>(0, (y[2] - 1) * p.stride_h + w[2] - x[2] - wh.pad_before);
-  const int64_t pad_right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + w[3] - x[3] - ww.pad_before);
+  const SourceWindow win = source_window(x, w[2], w[3], p, y, post.pad);
   const memory::dims weight_dims = groups == 1 ? memory::dims{w[0], w[1], w[2], w[3]}
                                                : memory::dims{groups, w[0] / groups, w[1], w[2], w[3]};
   const memory::desc bias = plain_desc(memory::dims{y[1]});
   const memory::desc out = dst ? *dst : any_desc(dims_of(y));
   auto make_desc = [&] {
-    const memory::dims strides{p.stride_h, p.stride_w}, pad_l{wh.pad_before, ww.pad_before},
-        pad_r{pad_bottom, pad_right};
+    const memory::dims strides{p.stride_h, p.stride_w};
     if (post.bias)
       return dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
-                                             any_desc(dims_of(x)), any_desc(weight_dims), bias, out, strides,
-                                             pad_l, pad_r);
+                                             any_desc(win.src), any_desc(weight_dims), bias, out, strides,
+                                             win.before, win.after);
     return dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
-                                           any_desc(dims_of(x)), any_desc(weight_dims), out, strides, pad_l,
-                                           pad_r);
+                                           any_desc(win.src), any_desc(weight_dims), out, strides, win.before,
+                                           win.after);
   };
   const dnnl::primitive_attr attr = post_ops_attr(post, p.activation == Activation::relu);
   dnnl::convolution_forward::primitive_desc pd(make_desc(), attr, engine());
@@ -258,26 +275,23 @@ NodeKernel eltwise_kernel(const Node& n, const memory::desc& src) {
 }
 
 // Average pooling counts padding as zeros and divides by the full window
-// (include_padding); max pooling ignores padded positions, as the reference does.
-NodeKernel pool_kernel(const Graph& g, const Node& n, const memory::desc& src, const memory::desc* dst) {
+// (include_padding); max pooling ignores padded positions, as the reference does,
+// so a leading pad of zeros (average) or -inf (max) folds into the window.
+NodeKernel pool_kernel(const Graph& g, const Node& n, const memory::desc& src, const memory::desc* dst,
+                       const PostOps& post) {
   const OpParams& p = n.params;
-  const Shape& x = g.shape(n.inputs()[0]);
   const Shape& y = n.output(0).shape;
-  const int64_t pad_top = window(x[2], p.kernel_h, p.stride_h, p.padding).pad_before;
-  const int64_t pad_left = window(x[3], p.kernel_w, p.stride_w, p.padding).pad_before;
-  const int64_t pad_bottom = std::max<int64_t>(0, (y[2] - 1) * p.stride_h + p.kernel_h - x[2] - pad_top);
-  const int64_t pad_right = std::max<int64_t>(0, (y[3] - 1) * p.stride_w + p.kernel_w - x[3] - pad_left);
+  const SourceWindow win = source_window(g.shape(n.inputs()[0]), p.kernel_h, p.kernel_w, p, y, post.pad);
   const algorithm alg =
       n.op == OpType::pool_max ? algorithm::pooling_max : algorithm::pooling_avg_include_padding;
   dnnl::pooling_forward::desc d(prop_kind::forward_inference, alg, src, dst ? *dst : any_desc(dims_of(y)),
-                                {p.stride_h, p.stride_w}, {p.kernel_h, p.kernel_w}, {pad_top, pad_left},
-                                {pad_bottom, pad_right});
+                                {p.stride_h, p.stride_w}, {p.kernel_h, p.kernel_w}, win.before, win.after);
   dnnl::pooling_forward::primitive_desc pd(d, engine());
   NodeKernel k;
   k.inputs = {src};
   k.outputs = {pd.dst_desc()};
   k.calls.push_back({dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_DST, true, 0, {}}}});
-  k.algorithm = "onednn:pool:" + impl_text(pd);
+  k.algorithm = "onednn:pool:" + impl_text(pd) + post.key();
   return k;
 }
 
@@ -397,6 +411,11 @@ std::optional<EltwiseStep> eltwise_step(const Node& n) {
 
 std::string PostOps::key() const {
   std::string k;
+  if (pad) {
+    std::ostringstream text;
+    text << "+pad(" << (*pad)[0] << "," << (*pad)[1] << "," << (*pad)[2] << "," << (*pad)[3] << ")";
+    k.append(text.str());
+  }
   if (bias) k.append("+bias");
   if (sum) k.append("+sum");
   if (activation) {  // e.g. "+eltwise_clip_v2(0,6)": the kernel cache key and what measure prints
@@ -412,13 +431,15 @@ std::string PostOps::key() const {
 
 std::vector<TensorRef> fused_inputs(const Graph& g, const Fusion& f) {
   const Node& n = g.node(f.producer);
-  std::vector<TensorRef> inputs = {n.inputs()[0], n.inputs()[1]};
+  std::vector<TensorRef> inputs(n.inputs().begin(), n.inputs().end());
+  if (f.pad >= 0) inputs[0] = g.node(f.pad).inputs()[0];
   if (f.bias) inputs.push_back(*f.bias);
   return inputs;
 }
 
 PostOps fused_post_ops(const Graph& g, const Fusion& f) {
-  PostOps post{f.bias.has_value(), f.residual.has_value(), {}};
+  PostOps post{f.bias.has_value(), f.residual.has_value(), {}, {}};
+  if (f.pad >= 0) post.pad = g.node(f.pad).params.pads;
   if (f.activation >= 0) {
     post.activation = eltwise_step(g.node(f.activation));
     if (!post.activation) throw Error(std::string(op_name(g.node(f.activation).op)) + ": no eltwise post-op");
@@ -490,7 +511,7 @@ NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc>
         return eltwise_kernel(n, given[0]);
       case OpType::pool_avg:
       case OpType::pool_max:
-        return pool_kernel(g, n, given[0], dst);
+        return pool_kernel(g, n, given[0], dst, post ? *post : PostOps{});
       case OpType::batchnorm:
         return batchnorm_kernel(g, n, given[0]);
       case OpType::softmax:

@@ -5,6 +5,7 @@
 // operators added to the registry later) run the reference kernel instead.
 #pragma once
 
+#include <array>
 #include <map>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
@@ -62,11 +63,15 @@ struct PostOps {
   bool bias = false;
   bool sum = false;
   std::optional<EltwiseStep> activation;
+  // A leading pad folded into the window's padding (rows before and after,
+  // columns before and after): the kernel reads the pad's input.
+  std::optional<std::array<int32_t, 4>> pad;
   std::string key() const;
 };
 
-// A fused group's kernel inputs (the producer's two, then the bias) and post
-// ops; throws Error when its activation has no single eltwise algorithm.
+// A fused group's kernel inputs (the producer's, its source the leading pad's
+// input when there is one, then the bias) and post ops; throws Error when its
+// activation has no single eltwise algorithm.
 std::vector<TensorRef> fused_inputs(const Graph& g, const Fusion& f);
 PostOps fused_post_ops(const Graph& g, const Fusion& f);
 
