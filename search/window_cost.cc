@@ -163,10 +163,10 @@ std::optional<double> WindowCost::delta_ms(const DirectedRule& rule, const Match
 
     auto cached = before_ms_.find(nodes);
     if (cached == before_ms_.end())
-      cached = before_ms_.emplace(nodes, cost_.graph_sum_ms(w, weight_only_nodes(w))).first;
+      cached = before_ms_.emplace(nodes, cost_.operators_sum_ms(w, weight_only_nodes(w))).first;
     const std::optional<Graph> after = apply_rule(w, mw, rule);
     if (!after) return std::nullopt;
-    return cost_.graph_sum_ms(*after, weight_only_nodes(*after)) - cached->second;
+    return cost_.operators_sum_ms(*after, weight_only_nodes(*after)) - cached->second;
   } catch (const Error&) {
     return std::nullopt;  // a window the cost model cannot run alone: cost the whole graph
   }

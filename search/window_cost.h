@@ -8,8 +8,9 @@
 // groups and the neighbours that may fuse with them (a convolution or matmul
 // producing a matched operator's input; the bias adds, residual adds and
 // activations reading their outputs); it is cut out as a graph of its own and
-// costed before and after the rule is applied to it, so that whatever its
-// boundary costs (reorders from and to row-major) is paid on both sides.
+// costed before and after the rule is applied to it with operators_sum_ms
+// (fused groups, not the reorders: the window's boundary formats are not the
+// graph's, and costing them would only measure reorders that never run).
 #pragma once
 
 #include <map>
@@ -27,7 +28,7 @@ class WindowCost {
   // `g` and `weight_only` (weight_only_nodes(g)) must outlive this.
   WindowCost(const Graph& g, const std::vector<bool>& weight_only, CostModel& cost);
 
-  // graph_sum_ms after applying `rule` at `m` minus before, on the window;
+  // operators_sum_ms after applying `rule` at `m` minus before, on the window;
   // nullopt when the rule does not apply on the window (then it would not on g).
   std::optional<double> delta_ms(const DirectedRule& rule, const Match& m);
 

@@ -60,6 +60,13 @@ class CostModel {
   // reorders): a search then costs a rewrite on the graph around it
   // (search/window_cost.h) rather than by the operators it adds and removes.
   virtual bool costs_whole_graphs() const { return false; }
+  // graph_sum_ms without what runs between operators (the CPU model's
+  // reorders): how a search costs a window cut out of a graph
+  // (search/window_cost.h), whose boundary formats are not the graph's and
+  // would only add entries to measure.
+  virtual double operators_sum_ms(const Graph& g, const std::vector<bool>& weight_only) {
+    return graph_sum_ms(g, weight_only);
+  }
   // The entries graph_sum_ms adds, once per time it adds one: by default
   // every running node's op_signature with node_spread_ms; a model that costs
   // graphs whole lists its fused groups and reorders instead (cost_spread.h

@@ -36,6 +36,9 @@ class LiveCostModel : public CostModel {
   }
   bool measures() const override { return model_->measures(); }
   bool costs_whole_graphs() const override { return model_->costs_whole_graphs(); }
+  double operators_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
+    return model_->operators_sum_ms(g, weight_only);
+  }
   std::vector<CostUnit> graph_units(const Graph& g, const std::vector<bool>& weight_only) override {
     return model_->graph_units(g, weight_only);
   }

@@ -40,18 +40,27 @@ class CpuCostModel : public MeasuredCostModel {
   // node measured anew re-planned it).
   double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
     cpu::ArrivalFormats arrival(cache_, g, weight_only);
-    const double nodes_ms = fused_sum_ms(
+    return operators_ms(arrival, g, weight_only) + reorders_ms(arrival, g, weight_only);
+  }
+  double operators_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
+    cpu::ArrivalFormats arrival(cache_, g, weight_only);
+    return operators_ms(arrival, g, weight_only);
+  }
+  double operators_ms(cpu::ArrivalFormats& arrival, const Graph& g, const std::vector<bool>& weight_only) {
+    return fused_sum_ms(
         g, weight_only, arrival.fusions(), [&](NodeId id) { return node_ms(g, id, &arrival); },
         [&](const Fusion& f) -> std::optional<double> {
           return cached(fused_signature(g, f), [&] {
             return cpu::measure_fusion(arrival, g, f, options_.warmup, options_.repeats);
           });
         });
-    double reorders_ms = 0;
+  }
+  double reorders_ms(cpu::ArrivalFormats& arrival, const Graph& g, const std::vector<bool>& weight_only) {
+    double total_ms = 0;
     for (const cpu::Conversion& c : cpu::planned_conversions(arrival, g, weight_only))
-      reorders_ms += cached(cpu::conversion_signature(g, c),
-                            [&] { return cpu::measure_conversion(c, options_.warmup, options_.repeats); });
-    return nodes_ms + reorders_ms;
+      total_ms += cached(cpu::conversion_signature(g, c),
+                         [&] { return cpu::measure_conversion(c, options_.warmup, options_.repeats); });
+    return total_ms;
   }
   bool costs_whole_graphs() const override { return true; }
   // The entries graph_sum_ms adds (measured first where new): groups, lone nodes, reorders.
