@@ -31,14 +31,15 @@ struct TimedGraph {
   std::string name;  // "input", "best" (the search's), "alternative K"
   double cost_ms = 0;
   TimingSpread timing;
-  std::string check;  // "" (not needed or not run), "passed", or why it failed
+  std::string check;      // "" (not needed or not run), "passed", or why it failed
+  int rounds_faster = 0;  // rounds in which it ran faster than the input (the input: 0)
 };
 
 struct EndToEndDecision {
   int rounds = 0, repeats = 0, threads = 0;  // threads: those timed with (0: not timed, every core)
-  std::vector<TimedGraph> timed;  // the input first
-  int chosen = 0;                 // index into timed: 0 = the input
-  std::string reason;             // one line saying why
+  std::vector<TimedGraph> timed;             // the input first
+  int chosen = 0;                            // index into timed: 0 = the input
+  std::string reason;                        // one line saying why
 };
 
 // The CPU threads to time with when `cost_spec` (as given to --cost) measures

@@ -53,6 +53,8 @@ PY
   fail "end_to_end lists fewer than 2 graphs or other rounds: $(cat "$dir/caught.json")"
 [ "$(field "$dir/caught.json" "all(g['median_ms'] > 0 and g['iqr_ms'] >= 0 for g in j['end_to_end']['graphs'])")" = "True" ] ||
   fail "a timed graph has no median or a negative IQR"
+[ "$(field "$dir/caught.json" "j['end_to_end']['graphs'][0]['rounds_faster'] == 0 and all(0 <= g['rounds_faster'] <= 3 for g in j['end_to_end']['graphs'])")" = "True" ] ||
+  fail "rounds_faster missing or out of 0..rounds: $(cat "$dir/caught.json")"
 [ "$(field "$dir/caught.json" "j['rule_sequence'] == [] and j['cost_after'] == j['cost_before']")" = "True" ] ||
   fail "the result is not the input: $(cat "$dir/caught.json")"
 in_hash=$("$bin" graph check "$graph" --json | grep '"hash"')
