@@ -309,6 +309,23 @@ ConcatCounts concat_counts(const Graph& g) {
 
 }  // namespace
 
+TEST_CASE("the cpu cost model costs a concat written in place as the copies it makes", "[cpu]") {
+  std::unique_ptr<Executor> executor = make_executor(DeviceKind::cpu, ExecOptions{1, 3, 1, false, 1});
+  auto concat_entries = [](const MeasuredCostModel& m) {
+    int n = 0;
+    for (const auto& [signature, entry] : m.measured().entries()) n += signature.starts_with("concat|");
+    return n;
+  };
+  // Every part written by its producer: no concat primitive runs, none is measured.
+  std::unique_ptr<MeasuredCostModel> in_place = executor->cost_model();
+  CHECK(graph_cost_ms(inception_block(1, 16, false), *in_place) > 0);
+  CHECK(concat_entries(*in_place) == 0);
+  // Batch 2 keeps the concat primitive: it is measured and costed.
+  std::unique_ptr<MeasuredCostModel> primitive = executor->cost_model();
+  CHECK(graph_cost_ms(inception_block(2, 16, false), *primitive) > 0);
+  CHECK(concat_entries(*primitive) == 1);
+}
+
 TEST_CASE("a concat is written in place by its producers, copied where one is read elsewhere", "[cpu]") {
   // Batch 1, every part a whole number of channel blocks: the three producers write it, no step of its own.
   const ConcatCounts all = concat_counts(inception_block(1, 16, false));

@@ -27,7 +27,9 @@ void print_text(const std::string& model, DeviceKind kind, const ExecOptions& op
   const bool tf32 = kind == DeviceKind::cuda && options.allow_tf32;
   std::cout << "model: " << model << "\ndevice: " << r.device << " ("
             << (tf32 ? "TF32 allowed" : "strict FP32") << ")\nlaunches per run: " << r.launches << " ("
-            << r.reorders << " format reorders; " << r.fused << " nodes fused into convolutions and matmuls)"
+            << r.reorders << " format reorders; " << r.fused
+            << " nodes fused into convolutions, matmuls and pools; " << r.concats_in_place
+            << " concats written in place)"
             << "\nlatency: median " << cli::ms_text(r.median_ms) << " ms, p10 " << cli::ms_text(r.p10_ms)
             << " ms, p90 " << cli::ms_text(r.p90_ms) << " ms over " << r.repeats << " runs\n"
             << "spread: " << cli::spread_text(cli::run_spread(r)) << "\n";

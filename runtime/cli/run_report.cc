@@ -31,12 +31,12 @@ std::string not_judged_text(const RunReport& r) {
 nlohmann::ordered_json run_report_json(const std::string& model, DeviceKind kind, const ExecOptions& options,
                                        const RunReport& r, double tolerance) {
   nlohmann::ordered_json j = {
-      {"model", model},           {"device_kind", device_kind_name(kind)},
-      {"device", r.device},       {"precision", precision_text(kind, options.allow_tf32)},
-      {"launches", r.launches},   {"reorders", r.reorders},
-      {"fused", r.fused},         {"repeats", r.repeats},
-      {"median_ms", r.median_ms}, {"p10_ms", r.p10_ms},
-      {"p90_ms", r.p90_ms}};
+      {"model", model},         {"device_kind", device_kind_name(kind)},
+      {"device", r.device},     {"precision", precision_text(kind, options.allow_tf32)},
+      {"launches", r.launches}, {"reorders", r.reorders},
+      {"fused", r.fused},       {"concats_in_place", r.concats_in_place},
+      {"repeats", r.repeats},   {"median_ms", r.median_ms},
+      {"p10_ms", r.p10_ms},     {"p90_ms", r.p90_ms}};
   if (r.checked) {
     j["check"] = {{"passed", run_check_passed(r, tolerance)},
                   {"tolerance", tolerance},

@@ -34,9 +34,10 @@ struct ExecOptions {
 
 struct RunReport {
   std::string device;
-  int launches = 0;  // kernels or primitives per run (views and folded weights excluded)
-  int reorders = 0;  // of those, format conversions between operators (cpu; 0 on cuda)
-  int fused = 0;     // nodes run inside a convolution or matmul primitive (cpu; 0 on cuda)
+  int launches = 0;          // kernels or primitives per run (views and folded weights excluded)
+  int reorders = 0;          // of those, format conversions between operators (cpu; 0 on cuda)
+  int fused = 0;             // nodes run inside a convolution, matmul or pooling primitive (cpu; 0 on cuda)
+  int concats_in_place = 0;  // concats whose producers write their buffer (cpu; 0 on cuda)
   double median_ms = 0, p10_ms = 0, p90_ms = 0;
   // The spread of the timed runs: quartiles and extremes (0 where not measured).
   double p25_ms = 0, p75_ms = 0, min_ms = 0, max_ms = 0;

@@ -6,6 +6,7 @@
 #include "runtime/cost/cost_spread.h"
 #include "runtime/cost/fusion.h"
 #include "runtime/exec/cpu/cpu_check.h"
+#include "runtime/exec/cpu/cpu_concat.h"
 #include "runtime/exec/cpu/cpu_engine.h"
 #include "runtime/exec/cpu/cpu_graph.h"
 #include "runtime/exec/cpu/cpu_op_timer.h"
@@ -48,7 +49,11 @@ class CpuCostModel : public MeasuredCostModel {
   }
   double operators_ms(cpu::ArrivalFormats& arrival, const Graph& g, const std::vector<bool>& weight_only) {
     return fused_sum_ms(
-        g, weight_only, arrival.fusions(), [&](NodeId id) { return node_ms(g, id, &arrival); },
+        g, weight_only, arrival.fusions(),
+        [&](NodeId id) {
+          if (std::optional<double> ms = in_place_concat_ms(arrival, g, id, weight_only)) return *ms;
+          return node_ms(g, id, &arrival);
+        },
         [&](const Fusion& f) -> std::optional<double> {
           return cached(fused_signature(g, f), [&] {
             return cpu::measure_fusion(arrival, g, f, options_.warmup, options_.repeats);
@@ -87,6 +92,26 @@ class CpuCostModel : public MeasuredCostModel {
   }
 
  private:
+  // A concat the executor writes in place (cpu_concat.h) runs no primitive: it
+  // costs the copies of the inputs whose producers cannot write their slice
+  // (the producers' own costs do not change: same implementation). nullopt: not
+  // a concat, or one that runs as a concat primitive.
+  std::optional<double> in_place_concat_ms(cpu::ArrivalFormats& arrival, const Graph& g, NodeId id,
+                                           const std::vector<bool>& weight_only) {
+    if (g.node(id).op != OpType::concat) return std::nullopt;
+    const std::optional<cpu::ConcatInPlace> plan = cpu::concat_in_place(
+        cache_, g, id, weight_only, arrival.fusions(), [&](TensorRef t) { return arrival(t); });
+    if (!plan) return std::nullopt;
+    double total_ms = 0;
+    for (size_t i = 0; i < plan->written.size(); ++i) {
+      if (plan->written[i]) continue;
+      const TensorRef input = g.node(id).inputs()[i];
+      const cpu::Conversion copy{input, arrival(input), plan->parts[i]};
+      total_ms += cached(cpu::conversion_signature(g, copy),
+                         [&] { return cpu::measure_conversion(copy, options_.warmup, options_.repeats); });
+    }
+    return total_ms;
+  }
   // A node's entry, measured on first sight with the graph's arrival formats
   // (`arrival`, or worked out for this one node when null).
   double node_ms(const Graph& g, NodeId id, cpu::ArrivalFormats* arrival) {
@@ -127,6 +152,7 @@ class CpuExecutor : public Executor {
     r.launches = graph.num_launches();
     r.reorders = graph.num_reorders();
     r.fused = graph.num_fused();
+    r.concats_in_place = graph.num_concats_in_place();
     std::vector<double> times =
         cpu::time_runs_ms(std::max(options_.warmup, 1), options_.repeats, [&](int) { graph.run(); });
     r.repeats = options_.repeats;
