@@ -1,6 +1,7 @@
 // A matmul's folded weight in either layout: the transposed descriptor holds the
 // same matrix, the timed choice picks the faster candidate, and a graph whose
-// weights are large enough to be timed agrees with the reference either way.
+// weights are large enough to be timed agrees with the reference either way;
+// equal folded weights are held once.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -94,6 +95,26 @@ TEST_CASE("matmuls by large folded weights agree with the reference in the layou
     CHECK((algorithm.find("+transposed_weights") != std::string::npos ||
            algorithm.find("+packed_weights") != std::string::npos));
   }
+  test::require_agrees(g);
+}
+
+TEST_CASE("equal folded weights share one buffer: an RNN's merged weight per step is held once", "[cpu]") {
+  // Two steps, each multiplying by its own concat of the same two weights (what
+  // merging matmuls leaves in every step of an RNN), and a third weight of its own.
+  Graph g;
+  NodeId w1 = g.add_weight("w1", {256, 256}), w2 = g.add_weight("w2", {256, 256});
+  NodeId h = g.add_input("h", {1, 256});
+  for (int step = 0; step < 2; ++step) {
+    OpParams axis1;
+    axis1.axis = 1;
+    NodeId merged = g.add(OpType::concat, {ref(w1), ref(w2)}, axis1);
+    h = g.add(OpType::matmul, {ref(h), ref(merged)});
+    h = g.add(OpType::matmul, {ref(h), ref(g.add_weight("back" + std::to_string(step), {512, 256}))});
+  }
+  g.add_output(ref(h));
+  cpu::KernelCache cache;
+  cpu::CpuGraph run(cache, g, 3);
+  CHECK(run.num_shared_weights() == 1);  // the second concat; back0 and back1 differ
   test::require_agrees(g);
 }
 

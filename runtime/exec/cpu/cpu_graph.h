@@ -39,6 +39,8 @@ class CpuGraph {
   int num_launches() const { return static_cast<int>(steps_.size()); }
   // Reorders per run between formats (part of num_launches).
   int num_reorders() const { return reorders_; }
+  // Folded weights equal to one folded before them, which share its buffer.
+  int num_shared_weights() const { return static_cast<int>(twin_.size()); }
   // Nodes run inside a convolution or matmul primitive (bias, residual add, activation).
   int num_fused() const { return fused_nodes_; }
   // Concats run in place: their producers write slices of their buffer, no concat primitive.
@@ -74,6 +76,9 @@ class CpuGraph {
   const Graph& graph_;
   std::vector<std::vector<dnnl::memory>> tensors_;  // [node][port], in the producer's format
   std::map<std::pair<std::pair<int, int>, size_t>, dnnl::memory> converted_;
+  // A folded weight equal to one folded before it, value for value, shares its
+  // buffer and its converted copies: the twin each is keyed under in converted_.
+  std::map<std::pair<int, int>, std::pair<int, int>> twin_;
   std::vector<memory::desc> converted_formats_;
   std::vector<Step> steps_;
   std::map<NodeId, ConcatInPlace> in_place_;                           // per concat run in place
