@@ -41,6 +41,11 @@ if [ -z "$superopt" ]; then
   (cd "$root" && bash scripts/build.sh >/dev/null)
   superopt=$root/build/superopt
 fi
+# A binary copied elsewhere finds no data folder and every row would say FAILED: say why first.
+if ! why=$("$superopt" graph check builtin:nasrnn --cost analytic:h100 2>&1 >/dev/null); then
+  echo "$0: $superopt cannot cost a graph: ${why:-no message} (a copied binary: set SUPEROPT_DATA_DIR and SUPEROPT_AXIOM_DIR)" >&2
+  exit 2
+fi
 # The opset's name ("taso") names its databases: NAME-N.h5.
 if [ ! -f "$opset" ]; then echo "$0: no opset file '$opset'" >&2; exit 2; fi
 opset_name=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' "$opset" 2>/dev/null) ||
