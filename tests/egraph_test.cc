@@ -342,6 +342,16 @@ namespace {
 // A convolution block and a matmul block with shared inputs: where the
 // three-operator rules match in many ways, many are refused by shape facts,
 // and the node limit stops the saturation inside an iteration.
+// Both directions of every proven rule of the shipped 3-operator database.
+std::vector<DirectedRule> proven_taso3_rules() {
+  const RuleDatabase db = RuleDatabase::read(SUPEROPT_SOURCE_DIR "/data/rules/taso-3.h5");
+  std::vector<DirectedRule> rules;
+  for (size_t i = 0; i < db.rules.size(); ++i)
+    if (is_proven(db.rules[i].status))
+      for (DirectedRule& d : compile_rule(db.rules[i], int(i))) rules.push_back(std::move(d));
+  return rules;
+}
+
 Graph rule_rich_model() {
   Graph g;
   NodeId x = g.add_input("x", {1, 16, 8, 8});
@@ -360,11 +370,7 @@ Graph rule_rich_model() {
 
 TEST_CASE("fast e-matching (streamed, refusals remembered) grows the e-graph the plain matching grows",
           "[egraph]") {
-  const RuleDatabase db = RuleDatabase::read(SUPEROPT_SOURCE_DIR "/data/rules/taso-3.h5");
-  std::vector<DirectedRule> rules;
-  for (size_t i = 0; i < db.rules.size(); ++i)
-    if (is_proven(db.rules[i].status))
-      for (DirectedRule& d : compile_rule(db.rules[i], int(i))) rules.push_back(std::move(d));
+  const std::vector<DirectedRule> rules = proven_taso3_rules();
   const Graph g = rule_rich_model();
   for (int max_nodes : {600, 3000}) {
     INFO("node limit " << max_nodes);
@@ -424,11 +430,7 @@ Graph gated_cell() {
 
 TEST_CASE("the selective matching order visits the occurrences the pattern's order visits, in its order",
           "[egraph]") {
-  const RuleDatabase db = RuleDatabase::read(SUPEROPT_SOURCE_DIR "/data/rules/taso-3.h5");
-  std::vector<DirectedRule> rules;
-  for (size_t i = 0; i < db.rules.size(); ++i)
-    if (is_proven(db.rules[i].status))
-      for (DirectedRule& d : compile_rule(db.rules[i], int(i))) rules.push_back(std::move(d));
+  const std::vector<DirectedRule> rules = proven_taso3_rules();
   int64_t occurrences = 0, reordered_occurrences = 0, swapped_anchors = 0, differing = 0;
   int reordered = 0;
   for (const Graph& g : {rule_rich_model(), gated_cell()}) {
