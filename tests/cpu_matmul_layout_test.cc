@@ -77,8 +77,9 @@ TEST_CASE("the timed layout choice returns the faster candidate", "[cpu]") {
   CHECK(cpu::fastest_matmul(slow_first) == 1);
   const std::vector<dnnl::matmul::primitive_desc> fast_first{pd(16, 16, 16), pd(256, 256, 256)};
   CHECK(cpu::fastest_matmul(fast_first) == 0);
-  CHECK_FALSE(cpu::worth_timing_layouts({64, 64}));
-  CHECK(cpu::worth_timing_layouts({256, 256}));
+  CHECK_FALSE(cpu::worth_timing_layouts({64, 64}, 64));
+  CHECK(cpu::worth_timing_layouts({256, 256}, 16));
+  CHECK_FALSE(cpu::worth_timing_layouts({256, 256}, 1));  // one row: oneDNN's choice
 }
 
 TEST_CASE("matmuls by large folded weights agree with the reference in the layout timing chose", "[cpu]") {

@@ -173,7 +173,9 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
   }
   // A folded weight's layout is free at run time: time oneDNN's choice against
   // the transposed one (cpu_matmul_layout.h says why).
-  if (packed && worth_timing_layouts(bd) && pd.weights_desc() != transposed_desc(bd)) {
+  int64_t rows = 1;
+  for (size_t i = 0; i + 1 < ad.size(); ++i) rows *= ad[i];
+  if (packed && worth_timing_layouts(bd, rows) && pd.weights_desc() != transposed_desc(bd)) {
     const std::vector<dnnl::matmul::primitive_desc> candidates{pd, make_with(transposed_desc(bd))};
     if (fastest_matmul(candidates) == 1) pd = candidates[1], transposed = true;
   }

@@ -47,14 +47,14 @@ memory::desc transposed_desc(const memory::dims& dims) {
   return memory::desc(dims, memory::data_type::f32, strides);
 }
 
-bool worth_timing_layouts(const memory::dims& weight_dims) {
+bool worth_timing_layouts(const memory::dims& weight_dims, int64_t rows) {
   static const bool timed = [] {
     const char* env = std::getenv("SUPEROPT_WEIGHT_LAYOUT");
     if (!env || std::string_view(env) == "fastest") return true;
     if (std::string_view(env) == "onednn") return false;
     throw Error("SUPEROPT_WEIGHT_LAYOUT: '" + std::string(env) + "' is neither 'fastest' nor 'onednn'");
   }();
-  if (!timed) return false;
+  if (!timed || rows < 16) return false;
   memory::dim elements = 1;
   for (memory::dim d : weight_dims) elements *= d;
   return elements >= 64 * 1024;
