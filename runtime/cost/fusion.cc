@@ -178,38 +178,43 @@ double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, CostMo
       [&](const Fusion& f) { return group_ms(g, f); });
 }
 
+namespace {
+
+// What a graph's sum adds, in node order: each group that `group_entry` gives an
+// entry for once (at its producer), every other node (not weight-only; nor a
+// view or source where `skip_views`) as `node_entry` gives it.
+template <typename Entry>
+std::vector<Entry> fused_entries(const Graph& g, const std::vector<bool>& weight_only, const FusionPlan& plan,
+                                 bool skip_views, const std::function<Entry(NodeId)>& node_entry,
+                                 const std::function<std::optional<Entry>(const Fusion&)>& group_entry) {
+  std::vector<std::optional<Entry>> fused(plan.groups.size());
+  for (size_t i = 0; i < plan.groups.size(); ++i) fused[i] = group_entry(plan.groups[i]);
+  std::vector<Entry> entries;
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (weight_only[size_t(id)] || (skip_views && runs_no_kernel(g, id))) continue;
+    const int group = plan.group_of[size_t(id)];
+    if (group < 0 || !fused[size_t(group)])
+      entries.push_back(node_entry(id));
+    else if (plan.groups[size_t(group)].producer == id)
+      entries.push_back(*fused[size_t(group)]);
+  }
+  return entries;
+}
+
+}  // namespace
+
 double fused_sum_ms(const Graph& g, const std::vector<bool>& weight_only, const FusionPlan& plan,
                     const std::function<double(NodeId)>& node_ms,
                     const std::function<std::optional<double>(const Fusion&)>& group_ms) {
-  std::vector<std::optional<double>> fused(plan.groups.size());
-  for (size_t i = 0; i < plan.groups.size(); ++i) fused[i] = group_ms(plan.groups[i]);
   double total_ms = 0;
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (weight_only[size_t(id)]) continue;
-    const int group = plan.group_of[size_t(id)];
-    if (group < 0 || !fused[size_t(group)])
-      total_ms += node_ms(id);
-    else if (plan.groups[size_t(group)].producer == id)
-      total_ms += *fused[size_t(group)];
-  }
+  for (double ms : fused_entries<double>(g, weight_only, plan, false, node_ms, group_ms)) total_ms += ms;
   return total_ms;
 }
 
 std::vector<CostUnit> fused_units(const Graph& g, const std::vector<bool>& weight_only,
                                   const FusionPlan& plan, const std::function<CostUnit(NodeId)>& node_unit,
                                   const std::function<std::optional<CostUnit>(const Fusion&)>& group_unit) {
-  std::vector<std::optional<CostUnit>> fused(plan.groups.size());
-  for (size_t i = 0; i < plan.groups.size(); ++i) fused[i] = group_unit(plan.groups[i]);
-  std::vector<CostUnit> units;
-  for (NodeId id = 0; id < g.num_nodes(); ++id) {
-    if (weight_only[size_t(id)] || runs_no_kernel(g, id)) continue;
-    const int group = plan.group_of[size_t(id)];
-    if (group < 0 || !fused[size_t(group)])
-      units.push_back(node_unit(id));
-    else if (plan.groups[size_t(group)].producer == id)
-      units.push_back(*fused[size_t(group)]);
-  }
-  return units;
+  return fused_entries<CostUnit>(g, weight_only, plan, true, node_unit, group_unit);
 }
 
 }  // namespace superopt

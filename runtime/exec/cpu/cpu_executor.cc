@@ -41,7 +41,8 @@ class CpuCostModel : public MeasuredCostModel {
   // node measured anew re-planned it).
   double graph_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
     cpu::ArrivalFormats arrival(cache_, g, weight_only);
-    return operators_ms(arrival, g, weight_only) + reorders_ms(arrival, g, weight_only);
+    return operators_ms(arrival, g, weight_only) +
+           reorders_ms(g, cpu::planned_conversions(arrival, g, weight_only));
   }
   double operators_sum_ms(const Graph& g, const std::vector<bool>& weight_only) override {
     cpu::ArrivalFormats arrival(cache_, g, weight_only);
@@ -60,9 +61,9 @@ class CpuCostModel : public MeasuredCostModel {
           });
         });
   }
-  double reorders_ms(cpu::ArrivalFormats& arrival, const Graph& g, const std::vector<bool>& weight_only) {
+  double reorders_ms(const Graph& g, const std::vector<cpu::Conversion>& conversions) {
     double total_ms = 0;
-    for (const cpu::Conversion& c : cpu::planned_conversions(arrival, g, weight_only))
+    for (const cpu::Conversion& c : conversions)
       total_ms += cached(cpu::conversion_signature(g, c),
                          [&] { return cpu::measure_conversion(c, options_.warmup, options_.repeats); });
     return total_ms;
@@ -70,8 +71,10 @@ class CpuCostModel : public MeasuredCostModel {
   bool costs_whole_graphs() const override { return true; }
   // The entries graph_sum_ms adds (measured first where new): groups, lone nodes, reorders.
   std::vector<CostUnit> graph_units(const Graph& g, const std::vector<bool>& weight_only) override {
-    graph_sum_ms(g, weight_only);  // every entry below measured
     cpu::ArrivalFormats arrival(cache_, g, weight_only);
+    const std::vector<cpu::Conversion> conversions = cpu::planned_conversions(arrival, g, weight_only);
+    operators_ms(arrival, g, weight_only);  // every entry below measured
+    reorders_ms(g, conversions);
     auto unit = [&](std::string signature) {
       const CostEntry* entry = table_.lookup(signature);
       const double spread = entry ? entry_spread_ms(*entry) : 0;  // none: costs 0 (enlarge, merge_groups)
@@ -80,8 +83,7 @@ class CpuCostModel : public MeasuredCostModel {
     std::vector<CostUnit> units = fused_units(
         g, weight_only, arrival.fusions(), [&](NodeId id) { return unit(op_signature(g, id)); },
         [&](const Fusion& f) -> std::optional<CostUnit> { return unit(fused_signature(g, f)); });
-    for (const cpu::Conversion& c : cpu::planned_conversions(arrival, g, weight_only))
-      units.push_back(unit(cpu::conversion_signature(g, c)));
+    for (const cpu::Conversion& c : conversions) units.push_back(unit(cpu::conversion_signature(g, c)));
     return units;
   }
   bool measures() const override { return true; }

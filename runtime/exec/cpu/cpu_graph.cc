@@ -89,18 +89,9 @@ void CpuGraph::plan_node(NodeId id, const std::vector<bool>& weight_only) {
     given.push_back(tensor(inputs[i]).get_desc());
     weight[i] = weight_only[inputs[i].node];
   }
-  const std::span<const bool> weights(weight.data(), given.size());
-  const memory::desc* slice = slice_of({id, 0});
-  const NodeKernel* kp = nullptr;
-  try {
-    kp = &cache_.get(graph_, id, given, weights, nullptr, slice);
-  } catch (const Error&) {
-    if (!slice) throw;
-    writes_into_.erase({id, 0});  // the concat copies it in (not expected: concat_in_place built this kernel)
-    slice = nullptr;
-    kp = &cache_.get(graph_, id, given, weights);
-  }
-  const NodeKernel& k = *kp;
+  const memory::desc* slice = nullptr;
+  const NodeKernel& k =
+      kernel_writing({id, 0}, id, given, std::span<const bool>(weight.data(), given.size()), nullptr, slice);
   std::vector<dnnl::memory> ins, outs;
   for (size_t i = 0; i < given.size(); ++i) ins.push_back(in_format(inputs[i], k.inputs[i], weight[i]));
   for (int port = 0; port < n.num_outputs(); ++port)
@@ -143,18 +134,11 @@ void CpuGraph::plan_fusion(const Fusion& f, const std::vector<bool>& weight_only
     weight[i] = weight_only[inputs[i].node];
   }
   const NodeKernel* k = nullptr;
-  const std::span<const bool> weights(weight.data(), given.size());
-  const memory::desc* slice = slice_of({f.last(), 0});
+  const memory::desc* slice = nullptr;
   try {
     const PostOps post = fused_post_ops(graph_, f);
-    try {
-      k = &cache_.get(graph_, f.producer, given, weights, &post, slice);
-    } catch (const Error&) {
-      if (!slice) throw;
-      writes_into_.erase({f.last(), 0});  // the concat copies it in
-      slice = nullptr;
-      k = &cache_.get(graph_, f.producer, given, weights, &post);
-    }
+    k = &kernel_writing({f.last(), 0}, f.producer, given, std::span<const bool>(weight.data(), given.size()),
+                        &post, slice);
   } catch (const Error&) {
     writes_into_.erase({f.last(), 0});  // the last node alone is no writer (an eltwise)
     if (f.pad >= 0) plan_node(f.pad, weight_only);
@@ -196,6 +180,20 @@ void CpuGraph::plan_concats(const std::vector<bool>& weight_only, const FusionPl
         writes_into_[{int(t.node), int(t.port)}] = {id, int(i)};
       }
     in_place_.emplace(id, std::move(*plan));
+  }
+}
+
+const NodeKernel& CpuGraph::kernel_writing(TensorRef out, NodeId id, std::span<const memory::desc> given,
+                                           std::span<const bool> weights, const PostOps* post,
+                                           const memory::desc*& slice) {
+  slice = slice_of(out);
+  try {
+    return cache_.get(graph_, id, given, weights, post, slice);
+  } catch (const Error&) {
+    if (!slice) throw;
+    writes_into_.erase({int(out.node), int(out.port)});  // the concat copies it in
+    slice = nullptr;
+    return cache_.get(graph_, id, given, weights, post);
   }
 }
 

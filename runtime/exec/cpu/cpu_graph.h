@@ -68,6 +68,12 @@ class CpuGraph {
   void plan_concat_copies(NodeId id);
   // The slice of a concat's buffer tensor t is written into, or null (t gets its own buffer).
   const memory::desc* slice_of(TensorRef t) const;
+  // The kernel of `id` (with `post`) writing `out`: into its concat slice where
+  // one is planned and oneDNN builds it so, else into a buffer of its own (the
+  // concat then copies it in; `slice` says which).
+  const NodeKernel& kernel_writing(TensorRef out, NodeId id, std::span<const memory::desc> given,
+                                   std::span<const bool> weights, const PostOps* post,
+                                   const memory::desc*& slice);
   dnnl::memory slice_memory(TensorRef t);
   void add_calls(const NodeKernel& k, const std::vector<dnnl::memory>& ins,
                  const std::vector<dnnl::memory>& outs);
