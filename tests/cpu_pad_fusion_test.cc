@@ -6,7 +6,9 @@
 
 #include <limits>
 
+#include "runtime/cost/cost_table.h"
 #include "runtime/cost/fusion.h"
+#include "runtime/exec/executor.h"
 #include "tests/cpu_test_support.h"
 #include "tests/op_params.h"
 
@@ -124,6 +126,26 @@ TEST_CASE("a folded pad joins a convolution's bias and activation in one primiti
   REQUIRE(plan.groups.size() == 1);
   CHECK(fused_signature(g, plan.groups[0]).find("+pad pads=1,1,1,1") != std::string::npos);
   test::require_agrees(g);
+}
+
+TEST_CASE("measure times a pool whose pad it folds, alone and as the group", "[cpu]") {
+  // imported ResNets: relu -> pad(-inf) -> max pool. Timed alone, the pool reads
+  // the pad's plain output (not the group's blocked one, which once made oneDNN
+  // refuse the pool: 'could not create a descriptor').
+  PadGraph p = pad_then(OpType::pool_max, {1, 0, 1, 0}, kMinusInf, 2, false);
+  REQUIRE(planned_pad(p.g, p.consumer) == p.pad);
+  std::unique_ptr<Executor> executor = make_executor(DeviceKind::cpu, ExecOptions{1, 1, 1, false, 1});
+  CostTable table;
+  table.info = executor->table_info();
+  const Graph graphs[] = {p.g};
+  CHECK(executor->measure(graphs, table, nullptr) >= 3);  // conv, pad, pool, the group (and reorders)
+  int pools = 0;
+  for (const auto& [signature, entry] : table.entries())
+    if (signature.starts_with("pool_max|")) {
+      ++pools;
+      CHECK(entry.cost_ms > 0);
+    }
+  CHECK(pools == 2);  // alone and with its pad
 }
 
 }  // namespace

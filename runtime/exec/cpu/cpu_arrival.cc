@@ -38,6 +38,9 @@ memory::desc ArrivalFormats::compute(TensorRef t) {
   const int group = plan_.group_of[size_t(t.node)];
   try {
     const NodeKernel* k = nullptr;
+    // A group's leading pad is read by the group, not produced by it: timed
+    // alone (measure), the pad runs on the host and leaves the plain layout.
+    if (group >= 0 && plan_.groups[size_t(group)].pad == t.node) return plain;
     if (group >= 0) {
       const Fusion& f = plan_.groups[size_t(group)];
       const PostOps post = fused_post_ops(g_, f);
