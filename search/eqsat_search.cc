@@ -2,6 +2,8 @@
 #include "search/eqsat_search.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 
 #include "runtime/egraph/dag_extract.h"
@@ -113,6 +115,11 @@ EqsatOutcome eqsat_search(const Graph& g, const RuleIndex& rules, CostModel& cos
     egraph::IlpResult ilp =
         egraph::ilp_extract(eg, node_cost, roots, switched, std::min(options.eqsat_ilp_time_limit_s, left_s));
     record_ilp(ilp, out.stats);
+    if (getenv("SUPEROPT_ILP_REPORT"))  // the problem's size before and after its reductions
+      std::cerr << "eqsat ILP: " << ilp.reachable_nodes << " e-nodes reachable, " << ilp.nodes
+                << " e-nodes and " << ilp.classes << " classes given to CBC, " << ilp.variables
+                << " columns, " << ilp.constraints << " rows, " << ilp.status << ", objective "
+                << ilp.objective_ms << " ms, bound " << ilp.bound_ms << " ms, " << ilp.seconds << " s\n";
     if (ilp.solved) choices.push_back(ilp.extraction.choice);
   }
   for (const auto& choice : choices) {
