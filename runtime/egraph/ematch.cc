@@ -19,8 +19,8 @@ constexpr ClassId kAbsent = -2;  // an output of a tuple nobody reads: no class
 class EMatcher {
  public:
   EMatcher(const EGraph& eg, const EMatchPlan& plan, const Pattern& p,
-           const std::function<void(const EMatch&)>& visit)
-      : eg_(eg), plan_(plan), p_(p), visit_(visit) {}
+           const std::function<void(const EMatch&)>& visit, int64_t* candidates)
+      : eg_(eg), plan_(plan), p_(p), visit_(visit), candidates_(candidates) {}
 
   void run(NodeIndex anchor) {
     State s;
@@ -141,7 +141,10 @@ class EMatcher {
       }
       return;
     }
-    for_candidates(plan_.order[k], s, [&](NodeIndex n) { try_node(k, n, s); });
+    for_candidates(plan_.order[k], s, [&](NodeIndex n) {
+      if (candidates_) ++*candidates_;
+      try_node(k, n, s);
+    });
   }
 
   // Where Pattern::match_order's matcher finds the occurrence s: per level, the
@@ -275,14 +278,15 @@ class EMatcher {
   const EMatchPlan& plan_;
   const Pattern& p_;
   const std::function<void(const EMatch&)>& visit_;
+  int64_t* candidates_;                             // counts the e-nodes tried past the anchor, if given
   std::vector<std::pair<Position, EMatch>> found_;  // reordered plans: visited sorted in run()
 };
 
 }  // namespace
 
 void ematch_at(const EGraph& eg, const EMatchPlan& plan, const Pattern& p, NodeIndex anchor,
-               const std::function<void(const EMatch&)>& visit) {
-  EMatcher(eg, plan, p, visit).run(anchor);
+               const std::function<void(const EMatch&)>& visit, int64_t* candidates) {
+  EMatcher(eg, plan, p, visit, candidates).run(anchor);
 }
 
 void ematch_at(const EGraph& eg, const Pattern& p, NodeIndex anchor,

@@ -5,6 +5,7 @@
 // size families are checked by the same code as in runtime/rewrite/.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -27,8 +28,10 @@ struct EMatch {
 // The nodes are bound in plan.order (plan made from p); the occurrences are
 // visited in the order matching in Pattern::match_order would visit them
 // (the e-graph rebuilt: each class lists an e-node once), whatever the plan.
+// With `candidates`, adds the number of e-nodes tried for the pattern's other
+// nodes: the work the plan's order saves (tests compare the two orders by it).
 void ematch_at(const EGraph& eg, const EMatchPlan& plan, const Pattern& p, NodeIndex anchor,
-               const std::function<void(const EMatch&)>& visit);
+               const std::function<void(const EMatch&)>& visit, int64_t* candidates = nullptr);
 // The same with the selective plan made for this call.
 void ematch_at(const EGraph& eg, const Pattern& p, NodeIndex anchor,
                const std::function<void(const EMatch&)>& visit);
