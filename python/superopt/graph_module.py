@@ -7,6 +7,7 @@ torch_models.py builds PyTorch versions of superopt's graphs with it. It needs o
 arrives as a dict in superopt's graph JSON layout and each node's output shapes.
 """
 import math
+import re
 
 import torch
 import torch.nn.functional as F
@@ -358,6 +359,37 @@ def weight_only(graph):
     return fixed
 
 
+# forward()'s local variables: v0, v1, ... (node outputs) and t1, t2, ... (temporaries); not x0
+# (an input, which the caller holds) nor an attribute (self.b0).
+LOCAL = re.compile(r"(?<![\w.])([vt]\d+)\b")
+
+
+def free_after_last_use(lines, returned):
+    """The lines with `del` after each local's last reader (its definition when nothing reads it),
+    except what forward() returns. A straight-line forward() otherwise keeps every intermediate
+    alive until it returns (its peak memory is the sum of them all), and each operator writes into
+    memory not touched for a whole forward, out of cache, where eager PyTorch and TorchScript reuse
+    what was freed a moment ago. Measured beside the same module without them (1 thread, CPU time,
+    medians of interleaved rounds, loaded 2-core machine): resnet18 1-2% faster, the transformer
+    encoder 0-2%; the addmm's bias copy into a [64, 1024] output went from ~48 to ~27 us."""
+    last = {}
+    for i, line in enumerate(lines):
+        code = line.split("  # ")[0]  # the comment names graph nodes, which may look like locals
+        for name in LOCAL.findall(code):
+            last[name] = i
+    keep = set(LOCAL.findall(returned))
+    frees = {}
+    for name, i in last.items():
+        if name not in keep:
+            frees.setdefault(i, []).append(name)
+    out = []
+    for i, line in enumerate(lines):
+        out.append(line)
+        if i in frees:
+            out.append("del " + ", ".join(sorted(frees[i], key=lambda n: (n[0], int(n[1:])))))
+    return out
+
+
 def generate(graph, shapes, precompute=False, codegen=Codegen):
     """forward()'s source and the buffers it reads; with precompute, also precompute()'s source,
     which returns the weight-only values forward() reads as buffers ({attribute: value}), and the
@@ -371,7 +403,7 @@ def generate(graph, shapes, precompute=False, codegen=Codegen):
         gen.emit(node)
     args = ", ".join(f"x{i}" for i in range(len(graph.get("inputs", []))))
     outputs = ", ".join(gen.output_ref(r) for r in graph["outputs"])
-    body = "\n".join("    " + line for line in gen.lines)
+    body = "\n".join("    " + line for line in free_after_last_use(gen.lines, outputs))
     source = f"def forward(self, {args}):\n{body}\n    return ({outputs},)\n"
     if not precompute:
         return source, gen.buffers

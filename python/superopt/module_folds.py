@@ -18,7 +18,9 @@ registry's: conv2d with a third input (its bias) and a `pads` parameter [top, bo
 right], pool_max with `pads`, linear (x, the weight [in, out] as the matmul read it, bias), and the
 weight-only fold_bn_weight, fold_bn_bias, channel_bias, concat and scale_slice.
 
-After these, the attention peepholes (fold_attention, below).
+After these, the attention peepholes (fold_attention, below). fold_counted also says how many
+times each fold fired (OptimizedModule.folds), so that a test can tell a fold that fired from one
+that did not and a reader can see what the module builder did.
 """
 import copy
 import math
@@ -45,6 +47,7 @@ class _Folder:
         self.fixed = weight_only(self.graph) | {w["name"] for w in self.graph.get("weights", [])}
         self.fixed |= {n["name"] for n in self.graph.get("nodes", []) if not n.get("inputs")}  # constants
         self.added = 0
+        self.fired = {}  # {fold: how many times it fired}
 
     def producer(self, ref, op):
         """The node making ref (port 0) when it is an `op` read by nothing else, else None."""
@@ -205,14 +208,22 @@ class _Folder:
             if self.by_name.get(node["name"]) is not node:
                 continue  # folded into another
             if node["op"] in ("conv2d", "pool_max"):
-                self.fold_padding(node)
+                self.count("padding", self.fold_padding(node))
             elif node["op"] == "batchnorm":
-                self.fold_batchnorm(node)
+                self.count("batchnorm", self.fold_batchnorm(node))
             elif node["op"] == "ewadd":
-                self.fold_bias_add(node) or self.fold_linear(node) or self.fold_layer_norm(node)
+                for kind, fold in (("bias_add", self.fold_bias_add), ("linear", self.fold_linear),
+                                   ("layer_norm", self.fold_layer_norm)):
+                    if self.count(kind, fold(node)):
+                        break
         fold_attention(self)
         self.graph["nodes"] = topological(list(self.by_name.values()))
         return self.graph, self.shapes
+
+    def count(self, kind, fired):
+        """Counts a fold that fired (True, or how many times) as the module's `folds` reports it."""
+        self.fired[kind] = self.fired.get(kind, 0) + int(fired or 0)
+        return fired
 
 
 # ---------------------------------------------------------------- attention
@@ -353,15 +364,26 @@ def fold_scale(folder, users, node):
 
 def fold_attention(folder):
     """Runs the peepholes above on the folder's graph (in place); returns how many fired."""
-    fired = merge_shared_input_linears(folder)
+    fired = folder.count("attention_projections", merge_shared_input_linears(folder))
     users = _current_users(folder)
     for node in topological(list(folder.by_name.values())):
-        if folder.by_name.get(node["name"]) is node and fold_scale(folder, users, node):
+        if folder.by_name.get(node["name"]) is not node:
+            continue  # folded into another
+        if folder.count("attention_scale", fold_scale(folder, users, node)):
             fired += 1
             users = _current_users(folder)
     return fired
 
 
+def fold_counted(graph, shapes):
+    """(graph, shapes, {fold: how many times it fired}) with the peepholes above applied; the
+    input is left as it was. Folds: padding, batchnorm, bias_add, linear, layer_norm,
+    attention_projections (groups of linears merged), attention_scale (scales folded)."""
+    folder = _Folder(graph, shapes)
+    graph, shapes = folder.run()
+    return graph, shapes, {kind: n for kind, n in folder.fired.items() if n}
+
+
 def fold_for_inference(graph, shapes):
     """(graph, shapes) with the peepholes above applied; the input is left as it was."""
-    return _Folder(graph, shapes).run()
+    return fold_counted(graph, shapes)[:2]

@@ -13,7 +13,7 @@ import torch
 
 import superopt
 from superopt.graph_module import GraphModule, GraphModuleError
-from superopt.module_folds import fold_for_inference
+from superopt.module_folds import fold_counted
 
 __all__ = ["optimize", "export_onnx", "OptimizedModule"]
 
@@ -21,11 +21,13 @@ __all__ = ["optimize", "export_onnx", "OptimizedModule"]
 class OptimizedModule(GraphModule):
     """The optimized graph as a module: forward(*inputs) returns what the original returned (one
     tensor, or a tuple for several outputs). Attributes: result (the OptimizeResult), source (the
-    generated forward()), input_names."""
+    generated forward()), input_names, folds ({peephole: how many times it fired}, module_folds.py:
+    e.g. linear, layer_norm, attention_projections, attention_scale)."""
 
     def __init__(self, graph, shapes, dtype, weights, device, result, single_output, layout="dense"):
-        graph, shapes = fold_for_inference(graph, shapes)  # what torch.jit.freeze folds
+        graph, shapes, folds = fold_counted(graph, shapes)  # what torch.jit.freeze folds
         super().__init__(graph, shapes, dtype, weights=weights, precompute=True, device=device, layout=layout)
+        self.folds = folds
         self.layout = layout
         self.result = result
         self._single_output = single_output

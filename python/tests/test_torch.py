@@ -71,6 +71,9 @@ def test_transformer_encoder():
     assert "F.layer_norm(" in source and ".mean(" not in source  # layer norm spelled out
     # the attention: Q's scale folded into the in-projection's weight, Q.K^T and the weights times V as bmm
     assert " / " not in source and source.count("torch.bmm(") == 4 and "contiguous" not in source
+    # nn.MultiheadAttention exports Q, K and V as one packed projection already: nothing to merge
+    assert optimized.folds == {"linear": 8, "layer_norm": 4, "attention_scale": 2}
+    assert "\n    del " in source  # intermediates freed after their last use (graph_module.free_after_last_use)
 
 
 class SelfAttention(torch.nn.Module):
@@ -99,9 +102,52 @@ def test_attention_projections_merge_and_scale_folds(scale_on):
     """The attention peepholes (module_folds.py): Q, K and V's projections, reading one input, run
     as one GEMM on the concatenated weights, and the scale is folded into Q's part of them."""
     torch.manual_seed(6)
-    source = optimized_equals_original(SelfAttention(scale_on), torch.rand(2, 8, 32)).source
+    optimized = optimized_equals_original(SelfAttention(scale_on), torch.rand(2, 8, 32))
+    source = optimized.source
     assert source.count("torch.addmm(") == 2  # Q, K and V's one, the output's
     assert " / " not in source and " * " not in source
+    assert optimized.folds == {"linear": 4, "attention_projections": 1, "attention_scale": 1}
+
+
+class LooksLikeAttention(torch.nn.Module):
+    """matmul, a scale, softmax, matmul, as attention is, but nothing to fold: the scores are the
+    input times a weight (no projection whose weight could take the scale), the scale is an input
+    (not a weight), and the two linears read different inputs (nothing to merge)."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.rand(d, d) - 0.5)
+        self.a, self.b = torch.nn.Linear(d, d), torch.nn.Linear(d, d)
+
+    def forward(self, x, y, s):
+        scores = torch.softmax(torch.matmul(x, self.w) / 4.0, dim=-1)
+        mixed = torch.matmul(torch.softmax(self.a(x) * s, dim=-1), self.b(y).transpose(-2, -1))
+        return torch.matmul(scores, self.w) + mixed
+
+
+def test_attention_peepholes_do_not_fire_on_what_is_not_attention():
+    torch.manual_seed(8)
+    module = LooksLikeAttention().double().eval()
+    inputs = (torch.rand(2, 16, 16, dtype=torch.float64), torch.rand(2, 16, 16, dtype=torch.float64),
+              torch.rand(1, dtype=torch.float64) + 0.5)
+    optimized = superopt.torch.optimize(module, inputs, time_limit=20)
+    assert optimized.result.check["passed"]
+    assert optimized.folds == {"linear": 2}
+    assert " / " in optimized.source and " * " in optimized.source  # both scales stay where they were
+    with torch.no_grad():
+        for scale in (inputs[2], torch.tensor([3.0], dtype=torch.float64)):
+            args = inputs[:2] + (scale,)
+            assert relative_error(optimized(*args), module(*args)) <= TOLERANCE
+
+
+def test_intermediates_are_freed_after_their_last_use():
+    """forward() drops each local after its last reader (a node name in a comment is not a
+    reader), never what it returns, nor an input."""
+    from superopt.graph_module import free_after_last_use
+    lines = ["v1 = x0 + 1  # a: ewadd", "v2 = v1 * 2  # v1: ewmul", "t1 = F.pad(v2, (1, 1))",
+             "v3 = t1 + v1  # v10: ewadd", "v4 = torch.relu(v3)  # c: relu"]
+    assert free_after_last_use(lines, "v4, v2") == [
+        lines[0], lines[1], lines[2], lines[3], "del t1, v1", lines[4], "del v3"]
 
 
 def test_attention_scale_stays_where_its_range_is_read_again():
