@@ -144,8 +144,9 @@ def optimize(module, example_inputs, rules=None, cost="analytic:h100", time_limi
     norms and per-channel adds into their convolution, pads into the op's padding). layout:
     "dense" (PyTorch's default layout), "mkldnn" (float32 on the CPU: convolutions, relu, adds and
     pooling in oneDNN's blocked layout on weights reordered once, as the frozen TorchScript form
-    runs them), or "auto" (the default: for a float32 module on the CPU both are built and timed
-    on example_inputs, and the faster is returned; else dense). module.layout says which.
+    runs them), or "auto" (the default: for a float32 module on the CPU with convolutions both are
+    built and timed on example_inputs, and the faster is returned; else dense). module.layout says
+    which; module.folds how many times each of the builder's peepholes fired.
 
     Raises superopt.Error (a ValueError) for what superopt cannot represent (an ONNX operator it
     does not import, names it in one line) and GraphModuleError for an operator without a
@@ -179,7 +180,11 @@ def optimize(module, example_inputs, rules=None, cost="analytic:h100", time_limi
     if missing:
         raise GraphModuleError(f"weight '{missing[0]}' of the optimized graph has no values")
     weights = {w["name"]: values[w["label"]] for w in spec["weights"]}
-    layouts = ["dense", "mkldnn"] if layout == "auto" and blocked else ["mkldnn" if layout == "mkldnn" else "dense"]
+    # "auto" times the blocked layout only where it has convolutions to run: without them both forms
+    # are the same code, and the timing would pick one by noise (and report it as the layout)
+    convolutions = any(n["op"] == "conv2d" for n in spec.get("nodes", []))
+    layouts = (["dense", "mkldnn"] if layout == "auto" and blocked and convolutions
+               else ["mkldnn" if layout == "mkldnn" else "dense"])
     single = _single_output(module, inputs)
     shapes = {k: [tuple(s) for s in v] for k, v in shapes.items()}
     candidates = [OptimizedModule(spec, shapes, dtype, weights, reference.device, result, single, form).eval()

@@ -215,6 +215,19 @@ def test_float32_in_the_blocked_layout(name):
     assert auto.layout in ("dense", "mkldnn")
 
 
+def test_auto_layout_is_dense_without_convolutions():
+    """A float32 transformer has nothing the blocked layout runs differently: "auto" builds the
+    dense form only (it does not time two equal forms and report the one noise picked)."""
+    torch.manual_seed(9)
+    layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0)
+    module = torch.nn.TransformerEncoder(layer, num_layers=1).eval()
+    example = torch.rand(8, 2, 32)
+    optimized = superopt.torch.optimize(module, example, time_limit=20)
+    assert optimized.layout == "dense"
+    with torch.no_grad():
+        assert relative_error(optimized(example), module(example)) <= 1e-5
+
+
 def test_layout_refused_where_it_cannot_run():
     module = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3)).double().eval()
     with pytest.raises(ValueError, match="layout 'mkldnn' needs a float32 module"):

@@ -19,6 +19,7 @@ Needs the package (PYTHONPATH=build/python or an installed copy) and the superop
 (build/superopt, or --superopt BIN) for the overhead comparison.
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -45,19 +46,41 @@ def scripted(module, example):
     return frozen
 
 
+def set_threads(threads):
+    """torch's threads, and OpenBLAS's where torch calls it (Debian's torch: BLAS_INFO=generic,
+    libblas.so.3 is OpenBLAS's pthread build): torch.set_num_threads leaves OpenBLAS's own pool at
+    the number of cores, so without this the "1 thread" row ran its GEMMs on 2 threads. Returns
+    OpenBLAS's thread count afterwards, or None without it."""
+    torch.set_num_threads(threads)
+    try:
+        blas = ctypes.CDLL("libopenblas.so.0", mode=os.RTLD_NOLOAD)  # only if torch loaded it
+    except OSError:
+        return None
+    blas.openblas_set_num_threads(threads)
+    return blas.openblas_get_num_threads()
+
+
 def interleaved_medians(forms, example, rounds, warmup=3):
-    """{name: median ms}: each round runs every form once, in turn, so drifts hit all alike."""
-    times = {name: [] for name in forms}
+    """({name: median wall ms}, {name: median CPU ms}): each round runs every form once, in turn,
+    so drifts hit all alike; the order rotates from round to round, so that no form always runs
+    right after the same other (forms sharing weights run faster after each other: the weights are
+    still in cache). CPU time is the process's (all its threads), which time spent waiting for a
+    core while other processes run does not count: on a loaded machine the steadier figure at 1
+    thread; at 2 it also counts what the thread pools spin."""
+    wall, cpu = {name: [] for name in forms}, {name: [] for name in forms}
+    order = list(forms.items())
     with torch.inference_mode():
         for _ in range(warmup):
             for fn in forms.values():
                 fn(example)
-        for _ in range(rounds):
-            for name, fn in forms.items():
-                t0 = time.perf_counter()
+        for r in range(rounds):
+            for name, fn in order[r % len(order):] + order[:r % len(order)]:
+                c0, t0 = time.process_time(), time.perf_counter()
                 fn(example)
-                times[name].append((time.perf_counter() - t0) * 1e3)
-    return {name: statistics.median(t) for name, t in times.items()}
+                wall[name].append((time.perf_counter() - t0) * 1e3)
+                cpu[name].append((time.process_time() - c0) * 1e3)
+    return ({name: statistics.median(t) for name, t in wall.items()},
+            {name: statistics.median(t) for name, t in cpu.items()})
 
 
 def call_overhead(binary, rules):
@@ -161,11 +184,12 @@ def main(argv):
         error = float((optimized(example) - module(example)).abs().max() / module(example).abs().max())
     rows = []
     for threads in args.threads:
-        torch.set_num_threads(threads)
+        blas_threads = set_threads(threads)
         forms = {"eager": module, "torchscript-frozen": scripted(module, example), "superopt": optimized}
         if baseline:
             forms["baseline"] = baseline
-        rows.append({"threads": threads, "median_ms": interleaved_medians(forms, example, args.rounds)})
+        wall, cpu = interleaved_medians(forms, example, args.rounds)
+        rows.append({"threads": threads, "openblas_threads": blas_threads, "median_ms": wall, "median_cpu_ms": cpu})
     rules = superopt.RuleDatabase()
     overhead = call_overhead(args.superopt, rules) if os.access(args.superopt, os.X_OK) else None
     r = optimized.result
@@ -182,12 +206,15 @@ def main(argv):
           f"{optimize_s:.1f} s ({r.report['cost_model']}: {r.cost_before_ms:.3f} -> {r.cost_after_ms:.3f} ms, "
           f"{len(r.rule_sequence)} applications); float32 relative error {error:.1e}")
     extra = f"  {args.baseline + ' ms':>12}  vs baseline" if baseline else ""
-    print(f"{'threads':>7}  {'eager ms':>10}  {'frozen ms':>10}  {'superopt ms':>11}  vs eager  vs frozen{extra}")
-    for row in rows:
-        m = row["median_ms"]
-        extra = f"  {m['baseline']:>12.3f}  {m['baseline'] / m['superopt']:>10.3f}x" if baseline else ""
-        print(f"{row['threads']:>7}  {m['eager']:>10.3f}  {m['torchscript-frozen']:>10.3f}  {m['superopt']:>11.3f}  "
-              f"{m['eager'] / m['superopt']:>7.3f}x  {m['torchscript-frozen'] / m['superopt']:>8.3f}x{extra}")
+    for kind, key in (("wall", "median_ms"), ("CPU", "median_cpu_ms")):
+        print(f"{'threads':>7}  {'eager ms':>10}  {'frozen ms':>10}  {'superopt ms':>11}  vs eager  vs frozen{extra}"
+              f"  ({kind} time; OpenBLAS threads)")
+        for row in rows:
+            m = row[key]
+            extra_row = f"  {m['baseline']:>12.3f}  {m['baseline'] / m['superopt']:>10.3f}x" if baseline else ""
+            print(f"{row['threads']:>7}  {m['eager']:>10.3f}  {m['torchscript-frozen']:>10.3f}  "
+                  f"{m['superopt']:>11.3f}  {m['eager'] / m['superopt']:>7.3f}x  {m['torchscript-frozen'] / m['superopt']:>8.3f}x{extra_row}"
+                  f"  ({row['openblas_threads']})")
     if overhead:
         print("overhead outside the reported work, median of 5 (ms): " +
               ", ".join(f"{k} {v:.2f}" for k, v in overhead.items()))
