@@ -370,8 +370,9 @@ def free_after_last_use(lines, returned):
     alive until it returns (its peak memory is the sum of them all), and each operator writes into
     memory not touched for a whole forward, out of cache, where eager PyTorch and TorchScript reuse
     what was freed a moment ago. Measured beside the same module without them (1 thread, CPU time,
-    medians of interleaved rounds, loaded 2-core machine): resnet18 1-2% faster, the transformer
-    encoder 0-2%; the addmm's bias copy into a [64, 1024] output went from ~48 to ~27 us."""
+    interleaved rounds, loaded 2-core machine): resnet18 and the transformer encoder within noise
+    (0.98-1.05x); interleaved with eager and TorchScript runs of the model, the module keeping
+    everything alive took page faults and squeezenet1_1 ran 1.79x slower (scripts/bench/README.md)."""
     last = {}
     for i, line in enumerate(lines):
         code = line.split("  # ")[0]  # the comment names graph nodes, which may look like locals
