@@ -62,6 +62,9 @@ z3::expr TensorTheory::apply(OpType op, int port, int rank, const z3::expr_vecto
   // concat with more than two inputs is its own function (n - 1 part sizes):
   // no axiom speaks of it.
   if (op == OpType::concat && num_args != 2) name.append("#").append(std::to_string(num_args));
+  // A convolution with its bias is a function of its own: its axioms name it
+  // with three arguments (verify/axioms/taso.ax).
+  if (op == OpType::conv2d && num_args == 3) name.append("#3");
   if (has_one_element_symbol(op) && one_element_inputs) name += ".1";
   z3::func_decl f = function(name, num_ints, num_args);
   z3::expr_vector all(ctx_);

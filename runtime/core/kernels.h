@@ -143,11 +143,12 @@ TensorOf<A> matmul(const A& ar, const TensorOf<A>& a, const TensorOf<A>& b, cons
   return out;
 }
 
-// NCHW, weight [O, C/groups, KH, KW]. Each weight tap is added into whole output rows,
-// so the innermost loop runs along contiguous output (and, at stride 1, input) elements.
+// NCHW, weight [O, C/groups, KH, KW], an optional bias [O] added to the sums before the
+// activation (ONNX's Conv). Each weight tap is added into whole output rows, so the
+// innermost loop runs along contiguous output (and, at stride 1, input) elements.
 template <class A>
 TensorOf<A> conv2d(const A& ar, const OpParams& p, const TensorOf<A>& x, const TensorOf<A>& w,
-                   const Shape& out_shape) {
+                   const TensorOf<A>* bias, const Shape& out_shape) {
   const int64_t batch = x.shape[0], channels = x.shape[1], height = x.shape[2], width = x.shape[3];
   const int64_t outs = w.shape[0], per_group = w.shape[1], kh = w.shape[2], kw = w.shape[3];
   const int64_t out_h = out_shape[2], out_w = out_shape[3];
@@ -173,6 +174,8 @@ TensorOf<A> conv2d(const A& ar, const OpParams& p, const TensorOf<A>& x, const T
           }
         }
       }
+      if (bias)
+        for (int64_t i = 0; i < out_h * out_w; ++i) plane[i] = ar.add(plane[i], (*bias)[o]);
     }
   if (p.activation == Activation::relu)
     for (auto& v : out.data) v = ar.relu(v);
@@ -432,7 +435,7 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
     case OpType::matmul:
       return single<A>(kernels::matmul(ar, *in[0], *in[1], shape));
     case OpType::conv2d:
-      return single<A>(kernels::conv2d(ar, p, *in[0], *in[1], shape));
+      return single<A>(kernels::conv2d(ar, p, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, shape));
     case OpType::enlarge:
       return single<A>(kernels::enlarge(ar, *in[0], shape));
     case OpType::merge_groups:

@@ -39,7 +39,7 @@ constexpr OpInfo kOps[] = {
     {"smul", 2, 2, 1, false, 0, "tensor times a one-element tensor"},
     {"transpose", 1, 1, 1, false, bit(Param::perm), "permute dimensions"},
     {"matmul", 2, 2, 1, false, 0, "batched matrix multiplication"},
-    {"conv2d", 2, 2, 1, false, kConvParams, "grouped 2-D convolution, NCHW"},
+    {"conv2d", 2, 3, 1, false, kConvParams, "grouped 2-D convolution, NCHW, with an optional bias [O]"},
     {"enlarge", 1, 1, 1, false, bit(Param::kernel), "pad a kernel with zeros to a larger size"},
     {"merge_groups", 1, 1, 1, false, bit(Param::groups) | bit(Param::into),
      "grouped kernel for fewer, larger groups (block-diagonal)"},
@@ -218,6 +218,10 @@ bool infer_conv2d(const OpParams& p, std::span<const TensorDesc* const> in, Tens
                        std::to_string(groups) + " groups");
   if (p.padding == Padding::valid && (x[2] < w[2] || x[3] < w[3]))
     return fail(c, "kernel larger than the input with valid padding");
+  // ONNX's Conv B: one value per output channel, added before the activation.
+  if (in.size() == 3 && !(in[2]->shape.rank() == 1 && in[2]->shape[0] == w[0]))
+    return fail(c, "bias " + in[2]->shape.str() + " is not one value per output channel (" +
+                       std::to_string(w[0]) + ")");
   out.shape = Shape{x[0], w[0], window(x[2], w[2], p.stride_h, p.padding).out,
                     window(x[3], w[3], p.stride_w, p.padding).out};
   out.set_splits({in[0]->split(0), in[1]->split(0)});
@@ -510,7 +514,8 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     }
     case OpType::conv2d: {
       const Shape& w = in[1]->shape;
-      c.flops = 2 * n * w[1] * w[2] * w[3] + (p.activation == Activation::relu ? n : 0);
+      c.flops =
+          2 * n * w[1] * w[2] * w[3] + (p.activation == Activation::relu ? n : 0) + (in.size() == 3 ? n : 0);
       break;
     }
     case OpType::pool_avg:
