@@ -62,7 +62,7 @@ bool elementwise(OpType op) {
 bool role_fits(OpType op, int slot, bool from_weights) {
   if (op == OpType::merge_groups) return from_weights;  // a kernel transformation
   if (op != OpType::conv2d) return true;
-  return slot == 1 ? from_weights : !from_weights;
+  return slot >= 1 ? from_weights : !from_weights;  // kernel and bias from weights
 }
 
 }  // namespace
@@ -98,7 +98,7 @@ struct Generator::State {
   std::vector<int> outputs;
   std::vector<uint64_t> output_hashes, renamed_fingerprints, structures;
   struct Undo {
-    std::array<int, kMaxCodeInputs> bumped_classes{-1, -1};
+    std::array<int, kMaxCodeInputs> bumped_classes{-1, -1, -1};
   };
   std::vector<Undo> undo;
 
@@ -150,13 +150,17 @@ struct Generator::State {
     return ids.back();
   }
 
-  const Application& apply(int variant, int d0, int d1) {
-    uint64_t key = (uint64_t(variant) << 48) | (uint64_t(d0 + 1) << 24) | uint64_t(d1 + 1);
+  // Descriptors d (-1: no input) of the variant's input slots.
+  const Application& apply(int variant, int d0, int d1, int d2 = -1) {
+    if (descs.size() >= 0xffff) throw Error("enumerate: more than 65534 tensor shapes");
+    const uint64_t key =
+        (uint64_t(variant) << 48) | (uint64_t(d0 + 1) << 32) | (uint64_t(d1 + 1) << 16) | uint64_t(d2 + 1);
     auto it = applications.find(key);
     if (it != applications.end()) return it->second;
     const OpsetOperator& v = opset.operators[variant];
-    int n = d0 < 0 ? 0 : d1 < 0 ? 1 : 2;
-    std::array<const TensorDesc*, 2> in{d0 >= 0 ? &descs[d0] : nullptr, d1 >= 0 ? &descs[d1] : nullptr};
+    int n = d0 < 0 ? 0 : d1 < 0 ? 1 : d2 < 0 ? 2 : 3;
+    std::array<const TensorDesc*, 3> in{d0 >= 0 ? &descs[d0] : nullptr, d1 >= 0 ? &descs[d1] : nullptr,
+                                        d2 >= 0 ? &descs[d2] : nullptr};
     std::array<TensorDesc, kMaxOutputs> out{};
     Application a;
     try {
@@ -358,7 +362,7 @@ struct Generator::State {
   // Present tensors grouped by descriptor, for the variant's input slots.
   void for_each_candidate(int variant, const std::function<void(const CodeOp&, const Application&)>& f) {
     const OpsetOperator& v = opset.operators[variant];
-    int arity = op_info(v.op).min_inputs;
+    int arity = v.arity();
     int num_descs = static_cast<int>(descs.size());  // apply() may add descriptors; they have no tensors yet
     auto usable = [&](int t, int slot) {
       return (!v.sources_only || t < num_sources) && role_fits(v.op, slot, from_weights[t]);
@@ -386,6 +390,10 @@ struct Generator::State {
       for (int d1 = 0; d1 < num_descs; ++d1) {
         if (tensors_by_desc[d1].empty() || !rank_fits(d1)) continue;
         if (elementwise(v.op) && !(descs[d0].shape == descs[d1].shape)) continue;
+        if (arity == 3) {
+          for_each_third(variant, d0, d1, usable, op, f);
+          continue;
+        }
         const Application& a = apply(variant, d0, d1);
         if (!a.ok) continue;
         // Index loops: the visitor pushes and pops, which may grow these vectors meanwhile.
@@ -396,6 +404,27 @@ struct Generator::State {
             if (usable(op.inputs[0], 0) && usable(op.inputs[1], 1)) f(op, a);
           }
       }
+    }
+  }
+
+  // The third input of a three-input variant (a convolution's bias), given the
+  // first two's descriptors.
+  template <class Usable>
+  void for_each_third(int variant, int d0, int d1, const Usable& usable, CodeOp& op,
+                      const std::function<void(const CodeOp&, const Application&)>& f) {
+    const int num_descs = static_cast<int>(descs.size());
+    for (int d2 = 0; d2 < num_descs; ++d2) {
+      if (tensors_by_desc[d2].empty()) continue;
+      const Application& a = apply(variant, d0, d1, d2);
+      if (!a.ok) continue;
+      for (size_t i = 0; i < tensors_by_desc[d0].size(); ++i)
+        for (size_t j = 0; j < tensors_by_desc[d1].size(); ++j)
+          for (size_t k = 0; k < tensors_by_desc[d2].size(); ++k) {
+            op.inputs[0] = static_cast<uint8_t>(tensors_by_desc[d0][i]);
+            op.inputs[1] = static_cast<uint8_t>(tensors_by_desc[d1][j]);
+            op.inputs[2] = static_cast<uint8_t>(tensors_by_desc[d2][k]);
+            if (usable(op.inputs[0], 0) && usable(op.inputs[1], 1) && usable(op.inputs[2], 2)) f(op, a);
+          }
     }
   }
 
@@ -416,8 +445,9 @@ struct Generator::State {
   void replay(const GraphCode& prefix) {
     for (const CodeOp& op : prefix.ops) {
       int d0 = op.num_inputs >= 1 ? desc_of[op.inputs[0]] : -1;
-      int d1 = op.num_inputs == 2 ? desc_of[op.inputs[1]] : -1;
-      const Application& a = apply(op.variant, d0, d1);
+      int d1 = op.num_inputs >= 2 ? desc_of[op.inputs[1]] : -1;
+      int d2 = op.num_inputs >= 3 ? desc_of[op.inputs[2]] : -1;
+      const Application& a = apply(op.variant, d0, d1, d2);
       if (!a.ok || !acceptable(op) || !push(op, a))
         throw Error("work unit is not a canonical graph of this operator set");
     }

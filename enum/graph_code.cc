@@ -7,7 +7,7 @@ namespace superopt::enumeration {
 namespace {
 
 int arity(const Opset& opset, int variant) {
-  return op_info(opset.operators[variant].op).min_inputs;
+  return opset.operators[variant].arity();
 }
 
 }  // namespace

@@ -16,7 +16,8 @@
 namespace superopt::enumeration {
 
 inline constexpr int kMaxCodeOps = 8;
-inline constexpr int kMaxCodeInputs = 2;  // the generator's operators take one or two inputs
+inline constexpr int kMaxCodeInputs =
+    3;  // the generator's operators take one to three inputs (a biased conv2d)
 
 // Tensor ids of a code: 0..S-1 are the opset's sources, S + 2k + port is output
 // `port` of operator k. They fit a byte for opsets of up to 239 sources.

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "enum/graph_code.h"
 #include "runtime/core/error.h"
 #include "runtime/formats/json_text.h"
 #include "runtime/formats/op_params_json.h"
@@ -162,6 +163,20 @@ int read_input_rank(const Json& obj, const Where& w) {
   return static_cast<int>(*r);
 }
 
+// "inputs": N (optional, default the operator's fewest) takes N inputs: 3 is a
+// conv2d with its bias. Within the registry's range and the generator's codes.
+int read_num_inputs(const Json& obj, OpType op, const Where& w) {
+  const OpInfo& info = op_info(op);
+  const Json* v = find_field(obj, "inputs");
+  if (!v) return info.min_inputs;
+  std::optional<int64_t> n = as_int(*v);
+  const int most = std::min(info.max_inputs, kMaxCodeInputs);
+  if (!n || *n < info.min_inputs || *n > most)
+    w.fail("inputs", "expected an integer from " + std::to_string(info.min_inputs) + " to " +
+                         std::to_string(most) + " for " + std::string(op_name(op)) + got(*v));
+  return static_cast<int>(*n);
+}
+
 bool read_sources_only(const Json& obj, const Where& w) {
   const Json* v = find_field(obj, "sources_only");
   if (v && !v->is_boolean()) w.fail("sources_only", "expected true or false" + got(*v));
@@ -175,7 +190,8 @@ void add_variant(OpsetOperator variant, std::string place, const Where& w, const
                  VariantPlaces& places, Opset& opset) {
   for (size_t k = 0; k < opset.operators.size(); ++k) {
     const OpsetOperator& other = opset.operators[k];
-    if (other.op == variant.op && params_equal(variant.op, other.params, variant.params))
+    if (other.op == variant.op && other.arity() == variant.arity() &&
+        params_equal(variant.op, other.params, variant.params))
       w.fail(field, "duplicate variant of " + std::string(op_name(variant.op)) + " (also " + places[k] + ")");
   }
   places.push_back(std::move(place));
@@ -185,9 +201,10 @@ void add_variant(OpsetOperator variant, std::string place, const Where& w, const
 void read_operator(const Json& v, size_t i, const std::string& file, VariantPlaces& places, Opset& opset) {
   Where w{file, entry_label("operators", i, v, "op")};
   if (!v.is_object()) w.fail("", "expected an object" + got(v));
-  check_fields(v, {"op", "params", "sources_only", "rank"}, w);
+  check_fields(v, {"op", "params", "sources_only", "rank", "inputs"}, w);
   OpsetOperator variant;
   variant.op = read_operator_type(v, w);
+  variant.num_inputs = read_num_inputs(v, variant.op, w);
   variant.sources_only = read_sources_only(v, w);
   variant.input_rank = read_input_rank(v, w);
   const Json* params = find_field(v, "params");

@@ -44,7 +44,9 @@ namespace superopt::enumeration {
 //   (softmax too) and lie in 0..5: without an input rank there is no negative
 //   or last axis. The same operator with equal parameters twice is an error.
 //   "sources_only" (default false) restricts the inputs to sources; "rank": N
-//   (optional) restricts every input to rank N.
+//   (optional) restricts every input to rank N; "inputs": N (optional, default
+//   the operator's fewest) the number of inputs, "inputs": 3 for a conv2d with
+//   its bias [O].
 // - TASO's constants (C_pool, I_conv, I_matmul, I_ewmul) are operators, not
 //   sources: as in TASO's generator, a graph that uses one spends an operator
 //   materialising it. Each variant's "shape" must have the operator's form
@@ -70,6 +72,9 @@ struct OpsetOperator {
                               // a constant's shape valid for it
   bool sources_only = false;  // may read only sources (TASO applies enlarge to inputs only)
   int input_rank = 0;         // every input has this rank; 0: any
+  int num_inputs = 0;         // inputs it takes (3: a conv2d with its bias); 0: the operator's fewest
+
+  int arity() const { return num_inputs ? num_inputs : op_info(op).min_inputs; }
 };
 
 struct Opset {

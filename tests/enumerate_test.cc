@@ -12,6 +12,7 @@
 #include "enum/opset.h"
 #include "runtime/core/arith.h"
 #include "runtime/core/evaluator.h"
+#include "runtime/core/graph_analysis.h"
 #include "runtime/core/graph_hash.h"
 #include "runtime/core/hashing.h"
 #include "runtime/db/rule_database.h"
@@ -154,6 +155,33 @@ TEST_CASE("the rules of TASO's Figure 2 are generated", "[enumerate]") {
 TEST_CASE("enlarging a kernel is a rule of its own", "[enumerate]") {
   RuleDatabase db = generate(2, "enlarge.h5", SUPEROPT_SOURCE_DIR "/data/opsets/taso.json");
   CHECK(has_rule(db, plain_conv, conv_of_enlarged));
+}
+
+// relu(conv2d(i, k, b)) against conv2d[relu](i, k, b): the bias a weight, the third input.
+bool relu_of_biased_conv(const Graph& g) {
+  const Node* relu = producer(g, g.outputs()[0]);
+  if (relu->op != OpType::relu) return false;
+  const Node* conv = producer(g, relu->inputs()[0]);
+  return conv->op == OpType::conv2d && conv->num_inputs == 3 && conv->params.activation == Activation::none &&
+         producer(g, conv->inputs()[2])->op == OpType::weight && g.shape(conv->inputs()[2]).rank() == 1;
+}
+bool biased_conv_with_relu(const Graph& g) {
+  const Node* conv = producer(g, g.outputs()[0]);
+  return conv->op == OpType::conv2d && conv->num_inputs == 3 && conv->params.activation == Activation::relu;
+}
+
+TEST_CASE("convolutions with a bias input are enumerated", "[enumerate]") {
+  RuleDatabase db = generate(2, "conv-bias.h5", SUPEROPT_SOURCE_DIR "/data/opsets/conv-bias.json");
+  CHECK(has_rule(db, relu_of_biased_conv, biased_conv_with_relu));
+  for (const Rule& r : db.rules)
+    for (const Graph* g : {&r.source, &r.target}) {
+      const std::vector<bool> weight_only = weight_only_nodes(*g);
+      for (const Node& n : g->nodes())
+        if (n.op == OpType::conv2d) {
+          REQUIRE(n.num_inputs == 3);
+          CHECK(weight_only[size_t(n.inputs()[2].node)]);  // a weight, or weight-only work on weights
+        }
+    }
 }
 
 TEST_CASE("every candidate passes an independent floating-point re-check", "[enumerate]") {

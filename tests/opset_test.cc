@@ -190,6 +190,23 @@ TEST_CASE("taso-2d.json: exactly the 2-D part of taso.json", "[opset]") {
   CHECK(variants(opset, OpType::conv2d).empty());
 }
 
+TEST_CASE("conv-bias.json: every convolution with its bias, stride 2 on sources only", "[opset]") {
+  Opset opset = read_opset_file(kSourceDir + "/data/opsets/conv-bias.json");
+  CHECK(source(opset, "b1").shape == Shape{4});
+  const std::vector<OpsetOperator> convs = variants(opset, OpType::conv2d);
+  REQUIRE(convs.size() == 8);
+  for (const OpsetOperator& v : convs) {
+    CHECK(v.arity() == 3);
+    CHECK(v.sources_only == (v.params.stride_h == 2));
+  }
+  CHECK(variants(opset, OpType::relu).at(0).arity() == 1);
+  // Two variants that differ only in their inputs are two variants.
+  Opset two = parse_opset(with_operators(R"([{"op": "conv2d", "params": [{"stride": [1, 1]}]},
+                                             {"op": "conv2d", "inputs": 3, "params": [{"stride": [1, 1]}]}])"),
+                          "t.json");
+  CHECK(two.operators.size() == 2);
+}
+
 TEST_CASE("opset: counts expand into shared classes, numbered in file order", "[opset]") {
   Opset opset = parse_opset(with_sources(R"([
     {"name": "a", "kind": "weight", "shape": []},
@@ -261,9 +278,14 @@ TEST_CASE("opset: malformed sources", "[opset]") {
 
 TEST_CASE("opset: malformed operators", "[opset]") {
   require_error(with_operators("[\"relu\"]"), "t.json: operators[0]: expected an object, got \"relu\"");
+  require_error(with_operators(R"([{"op": "relu", "arity": 1}])"),
+                "t.json: operators[0] (\"relu\"): unknown field 'arity' (expected op, params, sources_only, "
+                "rank, inputs)");
+  require_error(with_operators(R"([{"op": "relu", "inputs": 2}])"),
+                "t.json: operators[0] (\"relu\"): inputs: expected an integer from 1 to 1 for relu, got 2");
   require_error(
-      with_operators(R"([{"op": "relu", "inputs": 1}])"),
-      "t.json: operators[0] (\"relu\"): unknown field 'inputs' (expected op, params, sources_only, rank)");
+      with_operators(R"([{"op": "conv2d", "inputs": 4, "params": [{"stride": [1, 1]}]}])"),
+      "t.json: operators[0] (\"conv2d\"): inputs: expected an integer from 2 to 3 for conv2d, got 4");
   require_error(with_operators(R"([{"params": []}])"), "t.json: operators[0]: missing field 'op'");
   REQUIRE_THROWS_WITH(parse_opset(with_operators(R"([{"op": "conv3d"}])"), "t.json"),
                       StartsWith("t.json: operators[0] (\"conv3d\"): op: 'conv3d' is not an operator to "
