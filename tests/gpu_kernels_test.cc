@@ -50,6 +50,19 @@ TEST_CASE("conv2d: non-square kernels and the 7x7 stride-2 stem (asymmetric SAME
   }
 }
 
+TEST_CASE("conv2d with its bias input: added before the relu, fused and not", "[gpu]") {
+  for (int stride : {1, 2})
+    for (int groups : {1, 8})
+      for (Activation act : {Activation::none, Activation::relu}) {
+        Graph g;
+        TensorRef x = in(g, "x", {2, 8, 9, 9});
+        g.add_output(op(g, OpType::conv2d, {x, wt(g, "w", {16, 8 / groups, 3, 3}), wt(g, "b", {16})},
+                        conv(stride, Padding::same, act)));
+        INFO("stride " << stride << " groups " << groups << " activation " << activation_name(act));
+        CHECK(gpu_relative_error(g) < kTolerance);
+      }
+}
+
 TEST_CASE("weight-only operators are folded on the CPU before upload", "[gpu]") {
   Graph g;
   TensorRef x = in(g, "x", {1, 4, 6, 6});

@@ -73,7 +73,9 @@ Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_on
     return r >= 0 && taken[size_t(r)] < 0 ? r : NodeId(-1);
   };
   NodeId next = free_reader(producer);
-  if (next >= 0 && g.node(next).op == OpType::ewadd && g.node(next).output(0).shape == out) {
+  // A convolution with a bias input of its own takes no second one.
+  const bool biased = p.op == OpType::conv2d && p.num_inputs == 3;
+  if (!biased && next >= 0 && g.node(next).op == OpType::ewadd && g.node(next).output(0).shape == out) {
     std::optional<TensorRef> b = other_input(g.node(next), at);
     if (b && weight_only[size_t(b->node)] && is_bias(g, p, *b)) {
       f.bias = b;

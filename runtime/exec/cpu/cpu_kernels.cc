@@ -99,8 +99,9 @@ SourceWindow source_window(const Shape& x, int64_t kh, int64_t kw, const OpParam
   return {{x[0], x[1], h, w}, {top, left}, {bottom, right}};
 }
 
-// A convolution; with post ops, also the bias (input 2, bound as [C]), the sum
-// and the eltwise of its fused followers, and a leading pad.
+// A convolution; the bias (input 2, bound as [C]) is its own third input or a
+// fused follower's; with post ops, also the sum and the eltwise of its fused
+// followers, and a leading pad.
 NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
                        const PostOps& post, const memory::desc* dst) {
   const OpParams& p = n.params;
@@ -112,10 +113,11 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
   const memory::dims weight_dims = groups == 1 ? memory::dims{w[0], w[1], w[2], w[3]}
                                                : memory::dims{groups, w[0] / groups, w[1], w[2], w[3]};
   const memory::desc bias = plain_desc(memory::dims{y[1]});
+  const bool has_bias = post.bias || n.num_inputs == 3;
   const memory::desc out = dst ? *dst : any_desc(dims_of(y));
   auto make_desc = [&] {
     const memory::dims strides{p.stride_h, p.stride_w};
-    if (post.bias)
+    if (has_bias)
       return dnnl::convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
                                              any_desc(win.src), any_desc(weight_dims), bias, out, strides,
                                              win.before, win.after);
@@ -131,13 +133,14 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
   PrimitiveCall call{
       dnnl::convolution_forward(pd),
       {{DNNL_ARG_SRC, false, 0, {}}, {DNNL_ARG_WEIGHTS, false, 1, {}}, {DNNL_ARG_DST, true, 0, {}}}};
-  if (post.bias) {
+  if (has_bias) {
     k.inputs.push_back(plain_desc(given[2].dims()));
     call.bindings.push_back({DNNL_ARG_BIAS, false, 2, bias});
   }
   k.calls.push_back(std::move(call));
   k.algorithm = "onednn:conv:";
   k.algorithm.append(impl_text(pd))
+      .append(n.num_inputs == 3 ? "+own_bias" : "")
       .append(p.activation == Activation::relu ? "+relu" : "")
       .append(post.key());
   return k;

@@ -116,7 +116,7 @@ struct GpuContext::Impl {
   void grow_workspace(size_t bytes) { grow(workspace, int64_t((bytes + 3) / 4), "conv2d workspace"); }
 
   std::unique_ptr<ConvPlan> make_plan(const ConvShape& s, const float* x, const float* w, float* y);
-  void run_conv(ConvPlan& p, const ConvShape& s, const float* x, const float* w, float* y,
+  void run_conv(ConvPlan& p, const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
                 const std::string& what, bool fused);
 };
 
@@ -205,8 +205,8 @@ std::unique_ptr<ConvPlan> GpuContext::Impl::make_plan(const ConvShape& s, const 
   return p;
 }
 
-void GpuContext::Impl::run_conv(ConvPlan& p, const ConvShape& s, const float* x, const float* w, float* y,
-                                const std::string& what, bool fused) {
+void GpuContext::Impl::run_conv(ConvPlan& p, const ConvShape& s, const float* x, const float* w,
+                                const float* bias, float* y, const std::string& what, bool fused) {
   const float* input = x;
   if (p.padded_copy) {
     const int64_t in_h = s.height + s.pad_top + s.pad_bottom, in_w = s.width + s.pad_left + s.pad_right;
@@ -219,13 +219,15 @@ void GpuContext::Impl::run_conv(ConvPlan& p, const ConvShape& s, const float* x,
   if (fused) {
     SUPEROPT_CUDNN(cudnnConvolutionBiasActivationForward(cudnn, &one, p.x, input, p.w, w, p.conv, p.algo,
                                                          workspace.data(), p.workspace_bytes, &zero, p.y, y,
-                                                         p.bias, zeros.data(), p.act, p.y, y),
+                                                         p.bias, bias ? bias : zeros.data(), p.act, p.y, y),
                    what);
     return;
   }
   SUPEROPT_CUDNN(cudnnConvolutionForward(cudnn, &one, p.x, input, p.w, w, p.conv, p.algo, workspace.data(),
                                          p.workspace_bytes, &zero, p.y, y),
                  what);
+  // The bias [1,O,1,1] broadcast over the output, before the activation.
+  if (bias) SUPEROPT_CUDNN(cudnnAddTensor(cudnn, &one, p.bias, bias, &one, p.y, y), what);
   if (s.relu) launch_unary(stream, UnaryOp::relu, y, y, s.batch * s.outs * s.out_h * s.out_w);
 }
 
@@ -260,12 +262,12 @@ void GpuContext::synchronize(const std::string& what) const {
 }
 
 std::string GpuContext::conv2d(const std::string& key, const ConvShape& s, const float* x, const float* w,
-                               float* y) {
+                               const float* bias, float* y) {
   auto it = impl_->plans.find(key);
   if (it == impl_->plans.end()) it = impl_->plans.emplace(key, impl_->make_plan(s, x, w, y)).first;
   ConvPlan& plan = *it->second;
-  impl_->run_conv(plan, s, x, w, y, key, plan.fused);
-  return plan.algorithm;
+  impl_->run_conv(plan, s, x, w, bias, y, key, plan.fused);
+  return bias ? plan.algorithm + "+bias" : plan.algorithm;
 }
 
 std::string GpuContext::matmul(const std::string& key, const MatmulShape& s, const float* a, const float* b,

@@ -118,7 +118,9 @@ class GpuContext {
   // with cudnnFindConvolutionForwardAlgorithmEx on these buffers and tries the
   // fused bias+relu call; later calls reuse the choice. Returns the algorithm
   // text, e.g. "cudnn:IMPLICIT_PRECOMP_GEMM+fused_relu".
-  std::string conv2d(const std::string& key, const ConvShape& s, const float* x, const float* w, float* y);
+  // bias: [O] added before the relu, or nullptr.
+  std::string conv2d(const std::string& key, const ConvShape& s, const float* x, const float* w,
+                     const float* bias, float* y);
   // Returns the algorithm text ("cublas:gemm_strided_batched row fp32").
   std::string matmul(const std::string& key, const MatmulShape& s, const float* a, const float* b, float* c);
 

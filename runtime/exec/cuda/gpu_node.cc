@@ -146,7 +146,8 @@ std::string launch_node(GpuContext& ctx, const Graph& g, NodeId id, std::span<co
   const int64_t count = out_shape.num_elements();
   switch (n.op) {
     case OpType::conv2d:
-      return ctx.conv2d(key, conv_shape(p, in_shape(0), in_shape(1), out_shape), in[0], in[1], out[0]);
+      return ctx.conv2d(key, conv_shape(p, in_shape(0), in_shape(1), out_shape), in[0], in[1],
+                        n.num_inputs == 3 ? in[2] : nullptr, out[0]);
     case OpType::matmul:
       return ctx.matmul(key, matmul_shape(in_shape(0), in_shape(1), out_shape, col_major), in[0], in[1],
                         out[0]);
