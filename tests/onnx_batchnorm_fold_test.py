@@ -2,7 +2,9 @@
 """Batch normalization folded into the convolution on import (issue 36, item 2):
 small PyTorch modules (conv + BatchNorm2d (+ relu), with and without the conv's
 bias, grouped, depthwise; Linear + BatchNorm1d) exported with the batch norm kept as a node, as the
-zoo exports them; the import must leave no batchnorm, one bias add per conv,
+zoo exports them; the import must leave no batchnorm, each conv with its bias
+as its third input (the conv's own bias and the shift folded into one), one
+bias add after a Linear,
 and equal the float64 PyTorch module within 1e-8 (the folded kernel and shift
 are weight-only subgraphs, folded at load time in float64); `run --device cpu
 --check` must pass. A conv whose output is also read elsewhere keeps its
@@ -76,7 +78,10 @@ def data_operators(nodes):
     for n in nodes:  # in topological order
         if any(i in on_data for i in n["inputs"]):
             on_data.add(n["name"])
-    return Counter(n["op"] for n in nodes if n["name"] in on_data and n["op"] != "input")
+    ops = Counter(n["op"] for n in nodes if n["name"] in on_data and n["op"] != "input")
+    # A convolution that took its bias: conv2d:3, beside conv2d.
+    ops["conv2d:3"] = sum(1 for n in nodes if n["op"] == "conv2d" and n["name"] in on_data and len(n["inputs"]) == 3)
+    return ops
 
 
 def check_case(superopt, out, name, module, dims, batchnorms):
@@ -91,7 +96,9 @@ def check_case(superopt, out, name, module, dims, batchnorms):
         raise AssertionError(f"{ops['batchnorm']} batchnorm nodes after import, expected {batchnorms}: {dict(ops)}")
     if isinstance(module, ClampMax) and (ops["relu"] != 2 or ops["clip"]):
         raise AssertionError(f"expected two relu and no clip: {dict(ops)}")
-    elif batchnorms == 0 and ops["ewadd"] != 1:  # the conv's bias and the shift are one add
+    elif batchnorms == 0 and ops["conv2d"] and (ops["ewadd"] or ops["conv2d:3"] != ops["conv2d"]):
+        raise AssertionError(f"expected every conv with its bias input and no add: {dict(ops)}")
+    elif batchnorms == 0 and not ops["conv2d"] and ops["ewadd"] != 1:  # the linear's bias and the shift
         raise AssertionError(f"expected one bias add, found {ops['ewadd']}: {dict(ops)}")
     dump = os.path.join(out, f"{name}.h5")
     run([superopt, "graph", "run", path, "--dump", dump])

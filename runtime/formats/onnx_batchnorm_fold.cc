@@ -1,15 +1,16 @@
 // Canonicalization on import: an inference BatchNormalization after a
 // convolution with a constant kernel is folded into the convolution, so that
-// the rules meet conv2d -> ewadd -> relu as in our hand-built models:
-//   batchnorm(conv2d(x, W) [+ b0], scale, beta, mean, var)
-//     -> conv2d(x, W * f) + ((b0 - mean) * f + beta),  f = scale / sqrt(var + eps)
+// the rules meet a biased conv2d -> relu (data/opsets/conv-bias.json):
+//   batchnorm(conv2d(x, W [, b0]) [+ b0], scale, beta, mean, var)
+//     -> conv2d(x, W * f, (b0 - mean) * f + beta),  f = scale / sqrt(var + eps)
+// (the shift the convolution's bias input [C], as ONNX's Conv B imports)
 // W * f and the shift are built from the original weights with our operators
 // (sqrt, ewadd, ewdiv, ewsub, ewmul, reshape), not stored as new float32
 // constants: weight-only operators are folded once at load time in the
 // evaluator's precision, so the float64 run stays equal to PyTorch's float64
 // module within 1e-8 (a float32 pre-folded kernel would be ~1e-7 off).
 // The same after a matrix product by a constant [K,C] matrix (BatchNorm1d
-// after Linear): matmul(x, W * f[1,C]) + shift[C].
+// after Linear): matmul(x, W * f[1,C]) + shift[C] (added: a matmul has no bias input).
 // The convolution (and its bias add) must have the batchnorm as its only reader
 // and not be a graph output; otherwise the batchnorm stays.
 #include <optional>
@@ -57,12 +58,17 @@ bool is_bias_shape(const Graph& g, TensorRef product, TensorRef bias) {
 
 std::optional<ConvBias> folding_conv(const Graph& g, TensorRef x, const std::vector<int>& readers) {
   if (readers[static_cast<size_t>(x.node)] != 1) return std::nullopt;
-  if (is_product(g, x)) return ConvBias{x.node, std::nullopt};
+  if (is_product(g, x)) {
+    const Node& n = g.node(x.node);  // a conv2d's own bias (ONNX's Conv B) is its third input
+    if (n.num_inputs == 3) return ConvBias{x.node, n.inputs()[2]};
+    return ConvBias{x.node, std::nullopt};
+  }
   const Node& n = g.node(x.node);
   if (n.op != OpType::ewadd) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
     const TensorRef c = n.inputs()[k], b = n.inputs()[1 - k];
-    if (!is_product(g, c) || readers[static_cast<size_t>(c.node)] != 1) continue;
+    if (!is_product(g, c) || g.node(c.node).num_inputs != 2 || readers[static_cast<size_t>(c.node)] != 1)
+      continue;
     if (!is_weight(g, b) || !is_bias_shape(g, c, b)) continue;
     return ConvBias{c.node, b};
   }
@@ -94,17 +100,22 @@ void fold(Graph& g, NodeId bn, const ConvBias& cb) {
   const bool is_conv = conv.op == OpType::conv2d;  // else a matmul by a [K,C] weight
   const Shape kernel_factor = is_conv ? Shape{channels, 1, 1, 1} : Shape{1, channels};
   const TensorRef kernel = add(g, OpType::ewmul, {conv.inputs()[1], reshaped(g, factor, kernel_factor)});
-  const Shape column = cb.bias ? g.shape(*cb.bias) : is_conv ? Shape{channels, 1, 1} : Shape{channels};
+  // A convolution's shift is its bias input [C]; a matmul's is added, in the bias's shape.
+  const Shape column = is_conv ? Shape{channels} : cb.bias ? g.shape(*cb.bias) : Shape{channels};
   const TensorRef factor_c = reshaped(g, factor, column), mean_c = reshaped(g, mean, column);
+  const std::optional<TensorRef> b0 =
+      cb.bias ? std::optional<TensorRef>(reshaped(g, *cb.bias, column)) : std::nullopt;
   const TensorRef centred =
-      cb.bias ? add(g, OpType::ewmul, {add(g, OpType::ewsub, {*cb.bias, mean_c}), factor_c})
-              : add(g, OpType::ewsub, {reshaped(g, beta, column), add(g, OpType::ewmul, {mean_c, factor_c})});
-  const TensorRef shift = cb.bias ? add(g, OpType::ewadd, {centred, reshaped(g, beta, column)}) : centred;
-  const TensorRef y = add(g, conv.op, {conv.inputs()[0], kernel}, conv.params, conv.name.str());
-  const TensorRef folded = add(g, OpType::ewadd, {y, shift}, {}, b.name.str());
+      b0 ? add(g, OpType::ewmul, {add(g, OpType::ewsub, {*b0, mean_c}), factor_c})
+         : add(g, OpType::ewsub, {reshaped(g, beta, column), add(g, OpType::ewmul, {mean_c, factor_c})});
+  const TensorRef shift = b0 ? add(g, OpType::ewadd, {centred, reshaped(g, beta, column)}) : centred;
+  const TensorRef folded =
+      is_conv ? add(g, conv.op, {conv.inputs()[0], kernel, shift}, conv.params, b.name.str())
+              : add(g, OpType::ewadd,
+                    {add(g, conv.op, {conv.inputs()[0], kernel}, conv.params, conv.name.str()), shift}, {},
+                    b.name.str());
   // Broadcasting would accept a misfit silently: the folded form must have the batchnorm's shape.
-  if (g.shape(y) == conv.output(0).shape && g.shape(folded) == b.output(0).shape)
-    g.replace_uses({bn, 0}, folded);
+  if (g.shape(folded) == b.output(0).shape) g.replace_uses({bn, 0}, folded);
 }
 
 bool foldable_batchnorm(const Graph& g, const Node& n) {

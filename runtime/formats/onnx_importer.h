@@ -121,5 +121,8 @@ void fuse_activations(Graph& g);
 // kernel, its only reader, becomes the convolution with a rescaled kernel and
 // a bias add, both weight-only subgraphs of the original weights.
 void fold_batchnorms(Graph& g);
+// (onnx_conv_bias.cc): a per-channel weight-only add after a convolution (a
+// Conv's B, a folded batchnorm's shift) becomes the convolution's bias input.
+void take_conv_biases(Graph& g);
 
 }  // namespace superopt::onnx_import

@@ -200,19 +200,13 @@ void map_conv(Importer& im, const NodeProto& n) {
   p.padding = padding.value_or(Padding::valid);
   p.stride_h = static_cast<int32_t>(axes[0].stride);
   p.stride_w = static_cast<int32_t>(axes[1].stride);
-  const bool bias = im.has_input(n, 2);
-  TensorRef y = im.emit(OpType::conv2d, {input, kernel}, p, bias ? "" : n.output(0));
-  if (bias) {
+  // ONNX's B [O] is conv2d's own third input.
+  std::vector<TensorRef> inputs{input, kernel};
+  if (im.has_input(n, 2)) {
     const Value& b = im.input(n, 2);
-    TensorRef bt = b.constant ? im.weight(b.constant, n.input(2), Shape{w[0], 1, 1})
-                              : im.emit(OpType::reshape, {*b.tensor}, [&] {
-                                  OpParams r;
-                                  r.shape = Shape{w[0], 1, 1};
-                                  return r;
-                                }());
-    y = im.emit(OpType::ewadd, {y, bt}, {}, n.output(0));
+    inputs.push_back(b.constant ? im.weight(b.constant, n.input(2), Shape{w[0]}) : *b.tensor);
   }
-  im.set_output(n, 0, y);
+  im.set_output(n, 0, im.emit(OpType::conv2d, inputs, p, n.output(0)));
 }
 
 std::array<int64_t, 2> kernel_attr(const NodeProto& n) {

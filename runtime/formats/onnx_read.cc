@@ -186,6 +186,7 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
   check_declared_outputs(declared, out.graph);
   fuse_activations(out.graph);
   fold_batchnorms(out.graph);
+  take_conv_biases(out.graph);
   out.graph.remove_unused();
   return out;
 }
