@@ -35,11 +35,21 @@
 namespace superopt {
 namespace {
 
+// --rules A.h5,B.h5: the paths in order.
+std::vector<std::string> rule_paths(const std::string& list) {
+  std::vector<std::string> paths;
+  size_t from = 0;
+  for (size_t comma; (comma = list.find(',', from)) != std::string::npos; from = comma + 1)
+    paths.push_back(list.substr(from, comma - from));
+  paths.push_back(list.substr(from));
+  return paths;
+}
+
 using Json = nlohmann::ordered_json;
 namespace po = boost::program_options;
 
 constexpr const char* kUsage =
-    "superopt optimize MODEL --rules FILE [--alpha 1.05] [--budget N] [--time-limit S] "
+    "superopt optimize MODEL --rules FILE[,FILE...] [--alpha 1.05] [--budget N] [--time-limit S] "
     "[--cost analytic:h100|table:FILE|cpu[:THREADS][@TABLE]|gpu] [--split-threshold 30] [--exhaustive] "
     "[--out FILE] [--json] "
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
@@ -74,7 +84,9 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   SearchOptions& o = a.options;
   po::options_description options("options");
   options.add_options()("model", po::value(&a.model), "a graph file (JSON), an ONNX model or builtin:NAME")(
-      "rules", po::value(&a.rules), "the rule database (HDF5)")(
+      "rules", po::value(&a.rules),
+      "the rule database (HDF5); several, comma-separated, are searched together (e.g. "
+      "taso-3.h5,conv-bias-3.h5 for imported CNNs)")(
       "alpha", cli::number(&o.alpha, "--alpha", 1.0, 1000.0),
       "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
       "budget", cli::positive(&o.budget, "--budget"), "graphs taken from the queue in all (default 1000)")(
@@ -129,7 +141,10 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
   if (a.model.empty()) throw Error(std::string("optimize: missing MODEL (usage: ") + kUsage + ")");
   if (a.rules.empty()) throw Error(std::string("optimize: missing --rules FILE (usage: ") + kUsage + ")");
-  if (a.mark_suspects) require_writable_directory(a.rules);
+  for (const std::string& path : rule_paths(a.rules)) {
+    if (path.empty()) throw Error("--rules: an empty file name in '" + a.rules + "'");
+    if (a.mark_suspects) require_writable_directory(path);
+  }
   o.search = parse_search_kind(a.search);
   if (a.extract != "greedy" && a.extract != "ilp")
     throw Error("--extract: unknown extraction '" + a.extract + "' (expected greedy or ilp)");
@@ -143,19 +158,51 @@ std::string fixed(double x, int digits) {
   return buf;
 }
 
+// The databases given to --rules, and their rules one after another in `all`
+// (the search numbers them so: the second database's rule k is first.size() + k).
+struct RuleDatabases {
+  std::vector<std::string> paths;
+  std::vector<size_t> first;  // per database: the index in `all` of its rule 0
+  RuleDatabase all;
+};
+
+RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph& model,
+                                  const SearchOptions& options) {
+  RuleDatabases dbs;
+  dbs.paths = paths;
+  for (const std::string& path : paths) {
+    // Only the rules the search may use are parsed: the 4-operator database's
+    // minimal set is 4 % of it.
+    RuleDatabase db = RuleDatabase::read(path, [&](RuleStatus s) { return rule_usable(s, options); });
+    check_rules_fit_model(db, model, path);
+    dbs.first.push_back(dbs.all.rules.size());
+    if (dbs.all.rules.empty()) {
+      dbs.all = std::move(db);
+      continue;
+    }
+    for (Rule& rule : db.rules) dbs.all.rules.push_back(std::move(rule));
+  }
+  return dbs;
+}
+
 // Suspects become `unknown`, the status of rules the verifier could not decide:
 // the optimizer no longer uses them and `superopt verify` decides them again.
 // The note says why. The database is read again under the writer's lock
 // (a verify or derive may have written it since the search read it, and
 // their work is kept) and rewritten in place, atomically.
-void mark_suspects(const RuleDatabase& searched, const std::vector<SuspectRule>& suspects,
-                   const std::string& model, const std::string& path) {
+void mark_suspects_in(const RuleDatabases& searched, size_t which, const std::vector<SuspectRule>& suspects,
+                      const std::string& model) {
+  const std::string& path = searched.paths[which];
+  const size_t first = searched.first[which];
+  const size_t end =
+      which + 1 < searched.first.size() ? searched.first[which + 1] : searched.all.rules.size();
   WriterLock lock(path);
   RuleDatabase db = RuleDatabase::read(path);
   for (const SuspectRule& s : suspects) {
-    const size_t k = size_t(s.id);
-    if (db.rules.size() != searched.rules.size() ||
-        db.rules.at(k).fingerprint != searched.rules.at(k).fingerprint)
+    if (size_t(s.id) < first || size_t(s.id) >= end) continue;
+    const size_t k = size_t(s.id) - first;
+    if (db.rules.size() != end - first ||
+        db.rules.at(k).fingerprint != searched.all.rules.at(size_t(s.id)).fingerprint)
       throw Error(path + " was replaced by another database while optimize ran: suspects not marked");
     Rule& rule = db.rules[k];
     rule.note = "suspect: " + std::string(rule_status_name(rule.status)) + " until superopt optimize " +
@@ -168,6 +215,12 @@ void mark_suspects(const RuleDatabase& searched, const std::vector<SuspectRule>&
   // A suspect takes the rules derived from it along: they are decided again.
   invalidate_broken_derivations(db.rules);
   db.write(path);
+}
+
+void mark_suspects(const RuleDatabases& searched, const std::vector<SuspectRule>& suspects,
+                   const std::string& model) {
+  for (size_t which = 0; which < searched.paths.size(); ++which)
+    mark_suspects_in(searched, which, suspects, model);
 }
 
 std::string phase_text(const PhaseSeconds& p) {
@@ -215,7 +268,7 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
   for (const SuspectRule& s : r.suspect_rules)
     std::cout << "suspect rule " << s.id << ": [" << s.label
               << "] broke equality on its own (max relative error " << s.max_relative_error
-              << "): dropped, searched again" << (marked ? ", marked unknown in " + a.rules : std::string())
+              << "): dropped, searched again" << (marked ? ", marked unknown in its database" : std::string())
               << "\n";
   std::cout << "check:            " << check_text(r.check) << "\n";
 }
@@ -233,8 +286,8 @@ int optimize_command(const std::vector<std::string>& args) {
   const Graph& model = loaded.graph;
   // Only the rules the search may use are parsed: the 4-operator database's
   // minimal set is 4 % of it.
-  RuleDatabase db = RuleDatabase::read(a->rules, [&](RuleStatus s) { return rule_usable(s, a->options); });
-  check_rules_fit_model(db, model, a->rules);
+  const RuleDatabases dbs = read_rule_databases(rule_paths(a->rules), model, a->options);
+  const RuleDatabase& db = dbs.all;
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
   const int e2e_rounds = end_to_end_rounds(a->e2e_rounds, end_to_end_threads(a->cost), a->cost);
   // The time limit counts from the start (SearchOptions::started), so loading counts too.
@@ -243,7 +296,7 @@ int optimize_command(const std::vector<std::string>& args) {
   OptimizeResult r = optimize(model, db.rules, *cost, a->options);
   r.phase_seconds.load = load_seconds;
   const bool marked = a->mark_suspects && !r.suspect_rules.empty();
-  if (marked) mark_suspects(db, r.suspect_rules, a->model, a->rules);
+  if (marked) mark_suspects(dbs, r.suspect_rules, a->model);
   std::optional<EndToEndDecision> e2e;  // only what passed the check is timed
   if (e2e_rounds > 0 && r.check.passed) {
     EndToEndOptions e2e_options;

@@ -172,3 +172,18 @@ add_test(NAME cli_optimize_analytic_unchanged
                  ${superopt_bin} ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
 set_tests_properties(cli_optimize_analytic_unchanged PROPERTIES TIMEOUT 600 FAIL_REGULAR_EXPRESSION "FAIL|Traceback"
                      PASS_REGULAR_EXPRESSION "0.57146299797 [0-9.]+ ok")
+
+# Rules over biased convolutions (data/opsets/conv-bias.json, issue 36) meet a
+# fire module as PyTorch writes it, where TASO's rules (no bias operand) find
+# nothing; --rules takes both databases, comma-separated.
+set(fire_bias ${CMAKE_CURRENT_SOURCE_DIR}/data/search/fire_bias.json)
+set(shipped_taso3 ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
+set(shipped_conv_bias3 ${PROJECT_SOURCE_DIR}/data/rules/conv-bias-3.h5)
+superopt_cli_test(optimize_conv_bias_rules 0 ""
+  STDOUT "rules applied: +[1-9].*conv2d,relu -> conv2d.*conv2d,conv2d,concat -> concat,concat,conv2d.*check: +passed"
+  COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3},${shipped_conv_bias3})
+# TASO's rules alone: only the relus move past the concat; no convolution is touched.
+superopt_cli_test(optimize_conv_bias_taso_only 0 "" STDOUT "rules applied: +1\n[^\n]*: relu,relu,concat -> concat,relu\ncheck: +passed"
+  COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3})
+superopt_cli_test(optimize_rules_empty_name 2 "--rules: an empty file name in '.*taso-3.h5,'" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3},)
