@@ -58,7 +58,7 @@ constexpr const char* kUsage =
     "[--eqsat-nodes 20000] [--eqsat-iterations 8] [--eqsat-multi-iterations 2] [--eqsat-match-limit 0] "
     "[--eqsat-time-limit 10] "
     "[--extract greedy|ilp] "
-    "[--ilp-time-limit 10] "
+    "[--ilp-time-limit 4] "
     "[--input-shape NAME=DIMS] [--e2e-rounds 5]";
 
 struct OptimizeArgs {
@@ -134,7 +134,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
                "eqsat: seconds for saturation, at most half the time left (default 10)")(
       "extract", po::value(&a.extract), "eqsat: greedy or ilp (CBC; the default)")(
       "ilp-time-limit", cli::number(&o.eqsat_ilp_time_limit_s, "--ilp-time-limit", 0.01, 1e6),
-      "eqsat: seconds for the ILP; the greedy result stands after (default 10)");
+      "eqsat: seconds for the ILP; the greedy result stands after (default 4)");
   cli::add_model_options(options, a.input_shapes);
   po::positional_options_description positional;
   positional.add("model", 1);
