@@ -17,6 +17,10 @@ graph and weights: an A/B of the builder's peepholes that load on the machine hi
 
 Needs the package (PYTHONPATH=build/python or an installed copy) and the superopt binary
 (build/superopt, or --superopt BIN) for the overhead comparison.
+
+On this 2-core machine the 2-thread rows need OMP_WAIT_POLICY=PASSIVE in the environment: with
+libgomp's default spinning beside OpenBLAS's own threads every form takes ~120 ms a call (each
+parallel region waits for a scheduler tick) where it takes ~5 ms passive; the header says which.
 """
 import argparse
 import ctypes
@@ -197,12 +201,14 @@ def main(argv):
                "cost_model": r.report["cost_model"], "cost_before_ms": r.cost_before_ms,
                "cost_after_ms": r.cost_after_ms, "applications": len(r.rule_sequence),
                "rules_applied": r.rules_applied, "optimize_s": optimize_s, "float32_relative_error": error,
-               "layout": optimized.layout, "baseline": args.baseline, "rows": rows, "overhead_ms": overhead}
+               "layout": optimized.layout, "baseline": args.baseline, "rows": rows, "overhead_ms": overhead,
+               "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     print(f"{args.model} {'x'.join(map(str, example.shape))}, float32, PyTorch {torch.__version__}, "
-          f"module layout {optimized.layout}; optimized in "
+          f"module layout {optimized.layout}, OMP_WAIT_POLICY {os.environ.get('OMP_WAIT_POLICY', 'unset')}; "
+          f"optimized in "
           f"{optimize_s:.1f} s ({r.report['cost_model']}: {r.cost_before_ms:.3f} -> {r.cost_after_ms:.3f} ms, "
           f"{len(r.rule_sequence)} applications); float32 relative error {error:.1e}")
     extra = f"  {args.baseline + ' ms':>12}  vs baseline" if baseline else ""
@@ -213,8 +219,8 @@ def main(argv):
             m = row[key]
             extra_row = f"  {m['baseline']:>12.3f}  {m['baseline'] / m['superopt']:>10.3f}x" if baseline else ""
             print(f"{row['threads']:>7}  {m['eager']:>10.3f}  {m['torchscript-frozen']:>10.3f}  "
-                  f"{m['superopt']:>11.3f}  {m['eager'] / m['superopt']:>7.3f}x  {m['torchscript-frozen'] / m['superopt']:>8.3f}x{extra_row}"
-                  f"  ({row['openblas_threads']})")
+                  f"{m['superopt']:>11.3f}  {m['eager'] / m['superopt']:>7.3f}x  "
+                  f"{m['torchscript-frozen'] / m['superopt']:>8.3f}x{extra_row}  ({row['openblas_threads']})")
     if overhead:
         print("overhead outside the reported work, median of 5 (ms): " +
               ", ".join(f"{k} {v:.2f}" for k, v in overhead.items()))
