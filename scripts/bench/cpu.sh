@@ -61,6 +61,8 @@ safe() { echo "$1" | tr ':/' '__'; }
 # A model is a bundled one's name or a file: an imported ONNX model (e.g. one that
 # scripts/bench/onnx_torch.py exported from torchvision) or a graph file.
 spec() { case $1 in *.onnx | *.json) echo "$1" ;; *) echo "builtin:$1" ;; esac; }
+# An imported model's convolutions carry their bias: conv-bias-3.h5's rules are the ones about them.
+rules_for() { case $1 in *.onnx) echo "$rules,data/rules/conv-bias-3.h5" ;; *) echo "$rules" ;; esac; }
 
 # ---------------------------------------------------------------- measure, optimize, measure, optimize
 inputs=()
@@ -70,12 +72,12 @@ log "measuring the input graphs' operators into $table ($threads threads)"
 for m in $models; do
   s=$(safe "$m")
   log "$m: optimize with cpu:$threads@$table (the table, and signatures it lacks measured on the fly)"
-  "$superopt" optimize "$(spec "$m")" --rules "$rules" --cost "cpu:$threads@$table" --time-limit "$time_limit" \
+  "$superopt" optimize "$(spec "$m")" --rules "$(rules_for "$m")" --cost "cpu:$threads@$table" --time-limit "$time_limit" \
     --out "$out/raw/$s.opt.json" --json >"$out/raw/$s.optimize.json" 2>"$out/raw/$s.optimize.err"
   "$superopt" measure "$out/raw/$s.opt.json" --device cpu --threads "$threads" --out "$table" --repeat 30 \
     >>"$out/raw/measure-optimized.txt"
   log "$m: optimize with analytic:h100 (for the rules it picks)"
-  "$superopt" optimize "$(spec "$m")" --rules "$rules" --cost analytic:h100 --time-limit "$time_limit" \
+  "$superopt" optimize "$(spec "$m")" --rules "$(rules_for "$m")" --cost analytic:h100 --time-limit "$time_limit" \
     --json >"$out/raw/$s.h100.json" 2>/dev/null
   sum_of() { "$superopt" graph check "$1" --cost "table:$table" --json 2>/dev/null |
     "$python" -c "import json,sys; print(json.load(sys.stdin)['totals']['cost_ms'])"; }
