@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string_view>
-#include <unordered_map>
 
 #include "runtime/core/arith.h"
 #include "runtime/core/error.h"
@@ -239,27 +237,16 @@ CpuGraph::CpuGraph(KernelCache& cache, const Graph& g, uint64_t seed) : cache_(c
   for (NodeId id = 0; id < g.num_nodes(); ++id) tensors_[id].resize(size_t(g.node(id).num_outputs()));
 
   FoldedWeights folded = fold_weights(g, weight_only, seed);
-  // Equal folded weights share one buffer: an optimized RNN holds one concatenated
-  // weight per time step (sru: five 1024x3072 copies, 60 MB where the input read
-  // 12 MB; each step missed the cache and the graph ran 2x slower than its input).
-  std::unordered_map<uint64_t, std::vector<size_t>> by_hash;
+  const std::vector<size_t> first_equal = first_equal_weights(folded);  // equal weights share one buffer
   for (size_t i = 0; i < folded.tensors.size(); ++i) {
-    const Tensor<double>& v = folded.values[i];
-    const uint64_t h = std::hash<std::string_view>{}(
-        std::string_view(reinterpret_cast<const char*>(v.data.data()), v.data.size() * sizeof(double)));
-    std::vector<size_t>& same_hash = by_hash[h];
-    auto twin = std::find_if(same_hash.begin(), same_hash.end(), [&](size_t j) {
-      return folded.values[j].shape == v.shape && folded.values[j].data == v.data;
-    });
     const TensorRef t = folded.tensors[i];
-    if (twin != same_hash.end()) {
-      const TensorRef first = folded.tensors[*twin];
+    if (first_equal[i] != i) {
+      const TensorRef first = folded.tensors[first_equal[i]];
       tensor(t) = tensor(first);
       twin_[{int(t.node), int(t.port)}] = {int(first.node), int(first.port)};
       continue;
     }
-    same_hash.push_back(i);
-    fill(tensor(t) = allocate(plain_desc(v.shape)), v.data);
+    fill(tensor(t) = allocate(plain_desc(folded.values[i].shape)), folded.values[i].data);
   }
   RealArith<double> ar;
   SourceValues<RealArith<double>> sources = random_sources(ar, seed);

@@ -35,9 +35,15 @@ GpuGraph::GpuGraph(GpuContext& ctx, const Graph& g, uint64_t seed) : ctx_(ctx), 
   const FoldedWeights weights = fold_weights(g, weight_only, seed);
   const std::vector<TensorRef>& folded = weights.tensors;
   const std::vector<Tensor<double>>& values = weights.values;
+  const std::vector<size_t> first_equal = first_equal_weights(weights);  // equal weights share one buffer
   for (size_t i = 0; i < folded.size(); ++i) {
     auto& ports = tensors_[folded[i].node];
     ports.resize(g.node(folded[i].node).num_outputs(), nullptr);
+    if (first_equal[i] != i) {
+      const TensorRef first = folded[first_equal[i]];
+      ports[folded[i].port] = tensors_[first.node][first.port];
+      continue;
+    }
     const std::string what = "weight " + tensor_label(g, folded[i]);
     float* dst = allocate(values[i].size(), what);
     copy_to_device(dst, to_float(values[i].data).data(), values[i].size(), what);
