@@ -26,15 +26,6 @@ bool is_weight(const Graph& g, TensorRef t) {
   return g.node(t.node).op == OpType::weight;
 }
 
-// How many inputs of nodes and graph outputs read each node.
-std::vector<int> reader_counts(const Graph& g) {
-  std::vector<int> readers(static_cast<size_t>(g.num_nodes()), 0);
-  for (const Node& n : g.nodes())
-    for (TensorRef t : n.inputs()) ++readers[static_cast<size_t>(t.node)];
-  for (TensorRef t : g.outputs()) readers[static_cast<size_t>(t.node)] += 2;  // never folded away
-  return readers;
-}
-
 // The convolution (or matrix product) a batchnorm folds into, with its bias
 // weight when it has one.
 struct ConvBias {
@@ -128,6 +119,15 @@ bool foldable_batchnorm(const Graph& g, const Node& n) {
 }
 
 }  // namespace
+
+// How many inputs of nodes and graph outputs read each node.
+std::vector<int> reader_counts(const Graph& g) {
+  std::vector<int> readers(static_cast<size_t>(g.num_nodes()), 0);
+  for (const Node& n : g.nodes())
+    for (TensorRef t : n.inputs()) ++readers[static_cast<size_t>(t.node)];
+  for (TensorRef t : g.outputs()) readers[static_cast<size_t>(t.node)] += 2;  // never folded away
+  return readers;
+}
 
 void fold_batchnorms(Graph& g) {
   const NodeId original = g.num_nodes();

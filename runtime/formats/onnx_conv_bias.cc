@@ -16,14 +16,6 @@
 namespace superopt::onnx_import {
 namespace {
 
-std::vector<int> reader_counts(const Graph& g) {
-  std::vector<int> readers(static_cast<size_t>(g.num_nodes()), 0);
-  for (const Node& n : g.nodes())
-    for (TensorRef t : n.inputs()) ++readers[static_cast<size_t>(t.node)];
-  for (TensorRef t : g.outputs()) readers[static_cast<size_t>(t.node)] += 2;  // never folded away
-  return readers;
-}
-
 bool per_channel(const Shape& s, int64_t channels) {
   return s == Shape{channels, 1, 1} || s == Shape{1, channels, 1, 1} || s == Shape{channels};
 }

@@ -121,6 +121,9 @@ void fuse_activations(Graph& g);
 // kernel, its only reader, becomes the convolution with a rescaled kernel and
 // a bias add, both weight-only subgraphs of the original weights.
 void fold_batchnorms(Graph& g);
+// How many node inputs read each node, plus 2 for a graph output (never folded
+// away): the canonicalizations below fold only what one reader reads.
+std::vector<int> reader_counts(const Graph& g);  // onnx_batchnorm_fold.cc
 // (onnx_conv_bias.cc): a per-channel weight-only add after a convolution (a
 // Conv's B, a folded batchnorm's shift) becomes the convolution's bias input.
 void take_conv_biases(Graph& g);
