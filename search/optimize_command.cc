@@ -30,20 +30,11 @@
 #include "runtime/rewrite/derivation.h"
 #include "search/end_to_end.h"
 #include "search/optimize_report.h"
+#include "search/rule_databases.h"
 #include "search/search.h"
 
 namespace superopt {
 namespace {
-
-// --rules A.h5,B.h5: the paths in order.
-std::vector<std::string> rule_paths(const std::string& list) {
-  std::vector<std::string> paths;
-  size_t from = 0;
-  for (size_t comma; (comma = list.find(',', from)) != std::string::npos; from = comma + 1)
-    paths.push_back(list.substr(from, comma - from));
-  paths.push_back(list.substr(from));
-  return paths;
-}
 
 using Json = nlohmann::ordered_json;
 namespace po = boost::program_options;
@@ -141,10 +132,8 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
   if (a.model.empty()) throw Error(std::string("optimize: missing MODEL (usage: ") + kUsage + ")");
   if (a.rules.empty()) throw Error(std::string("optimize: missing --rules FILE (usage: ") + kUsage + ")");
-  for (const std::string& path : rule_paths(a.rules)) {
-    if (path.empty()) throw Error("--rules: an empty file name in '" + a.rules + "'");
+  for (const std::string& path : split_rule_paths(a.rules))
     if (a.mark_suspects) require_writable_directory(path);
-  }
   o.search = parse_search_kind(a.search);
   if (a.extract != "greedy" && a.extract != "ilp")
     throw Error("--extract: unknown extraction '" + a.extract + "' (expected greedy or ilp)");
@@ -156,33 +145,6 @@ std::string fixed(double x, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, x);
   return buf;
-}
-
-// The databases given to --rules, and their rules one after another in `all`
-// (the search numbers them so: the second database's rule k is first.size() + k).
-struct RuleDatabases {
-  std::vector<std::string> paths;
-  std::vector<size_t> first;  // per database: the index in `all` of its rule 0
-  RuleDatabase all;
-};
-
-RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph& model,
-                                  const SearchOptions& options) {
-  RuleDatabases dbs;
-  dbs.paths = paths;
-  for (const std::string& path : paths) {
-    // Only the rules the search may use are parsed: the 4-operator database's
-    // minimal set is 4 % of it.
-    RuleDatabase db = RuleDatabase::read(path, [&](RuleStatus s) { return rule_usable(s, options); });
-    check_rules_fit_model(db, model, path);
-    dbs.first.push_back(dbs.all.rules.size());
-    if (dbs.all.rules.empty()) {
-      dbs.all = std::move(db);
-      continue;
-    }
-    for (Rule& rule : db.rules) dbs.all.rules.push_back(std::move(rule));
-  }
-  return dbs;
 }
 
 // Suspects become `unknown`, the status of rules the verifier could not decide:
@@ -286,7 +248,8 @@ int optimize_command(const std::vector<std::string>& args) {
   const Graph& model = loaded.graph;
   // Only the rules the search may use are parsed: the 4-operator database's
   // minimal set is 4 % of it.
-  const RuleDatabases dbs = read_rule_databases(rule_paths(a->rules), model, a->options);
+  const RuleDatabases dbs = read_rule_databases(split_rule_paths(a->rules), &model,
+                                                [&](RuleStatus s) { return rule_usable(s, a->options); });
   const RuleDatabase& db = dbs.all;
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
   const int e2e_rounds = end_to_end_rounds(a->e2e_rounds, end_to_end_threads(a->cost), a->cost);

@@ -7,6 +7,7 @@
 
 #include "python/src/bindings.h"
 #include "runtime/formats/graph_json.h"
+#include "search/rule_databases.h"
 
 namespace superopt::python {
 namespace {
@@ -17,7 +18,8 @@ std::shared_ptr<RulesHandle> read_rules(const std::string& path) {
   py::gil_scoped_release release;
   auto handle = std::make_shared<RulesHandle>();
   handle->path = path;
-  handle->db = std::make_shared<const RuleDatabase>(RuleDatabase::read(path));
+  // "A.h5,B.h5": the databases' rules one after another, as optimize --rules reads them.
+  handle->db = std::make_shared<const RuleDatabase>(read_rule_databases(split_rule_paths(path)).all);
   return handle;
 }
 

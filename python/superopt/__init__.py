@@ -31,7 +31,7 @@ from ._reports import OptimizeResult, Rule, RunResult  # noqa: E402
 
 Error = _superopt.Error
 __all__ = ["Error", "Graph", "RuleDatabase", "OptimizeResult", "RunResult", "Rule", "load", "optimize", "run",
-           "builtin_models", "data_dir", "default_rules"]
+           "builtin_models", "data_dir", "default_rules", "cnn_rules"]
 
 
 def data_dir():
@@ -42,6 +42,12 @@ def data_dir():
 def default_rules():
     """The path of the shipped rule database: data/rules/taso-3.h5 (TASO's operators, 3 operators a rule)."""
     return _os.path.join(data_dir(), "rules", "taso-3.h5")
+
+
+def cnn_rules():
+    """TASO's rules and those over biased convolutions (data/rules/conv-bias-3.h5), as a list of
+    paths: what a model imported from PyTorch or ONNX wants (its convolutions carry their bias)."""
+    return [default_rules(), _os.path.join(data_dir(), "rules", "conv-bias-3.h5")]
 
 
 def builtin_models():
@@ -157,6 +163,8 @@ class RuleDatabase:
     """
 
     def __init__(self, path=None):
+        if isinstance(path, (list, tuple)):  # several databases searched together, as `--rules A,B`
+            path = ",".join(_os.fspath(p) for p in path)
         self.path = _os.fspath(path) if path is not None else default_rules()
         self._handle = _superopt.read_rules(self.path)
 
@@ -192,6 +200,8 @@ def _rules(rules):
     """A RuleDatabase for optimize(): given, or read once per file (and again when it changes)."""
     if isinstance(rules, RuleDatabase):
         return rules
+    if isinstance(rules, (list, tuple)):
+        return RuleDatabase(rules)
     path = _os.fspath(rules) if rules is not None else default_rules()
     try:
         st = _os.stat(path)
@@ -209,8 +219,10 @@ def optimize(graph, rules=None, cost="analytic:h100", search="backtracking", tim
              allow_unverified=False, e2e_rounds=None):
     """Optimizes a graph with proven rewrite rules; returns an OptimizeResult. `superopt optimize`.
 
-    graph: a Graph, or anything load() takes. rules: a RuleDatabase or a path (default: the
-    shipped data/rules/taso-3.h5; a path is read once and kept while the file is unchanged).
+    graph: a Graph, or anything load() takes. rules: a RuleDatabase, a path, or a list of paths
+    searched together (default: the shipped data/rules/taso-3.h5; a path is read once and kept
+    while the file is unchanged). An imported CNN also wants data/rules/conv-bias-3.h5, the
+    rules over convolutions with their bias input: rules=superopt.cnn_rules().
 
     The search matches the rules in the graph and keeps rewrites that lower its cost:
       cost: "analytic:h100" | "analytic:v100" (roofline from data/devices/), "table:FILE" (a cost

@@ -130,7 +130,9 @@ def optimize(module, example_inputs, rules=None, cost="analytic:h100", time_limi
 
     module: in eval mode (batch norms use their running statistics); example_inputs: a tensor or
     a tuple of tensors of the shapes the returned module will take (shapes are fixed). rules,
-    cost, time_limit and the other keyword options are superopt.optimize's (help(superopt.optimize)).
+    cost, time_limit and the other keyword options are superopt.optimize's (help(superopt.optimize));
+    rules defaults to superopt.cnn_rules(), TASO's and those over biased convolutions (an exported
+    convolution carries its bias, which TASO's rules do not know).
 
     The module is exported to ONNX in memory (export_onnx), loaded, and optimized with its weights
     left symbolic, so that operators on weights alone stay operators: the returned module computes
@@ -170,7 +172,8 @@ def optimize(module, example_inputs, rules=None, cost="analytic:h100", time_limi
     onnx_bytes = export_onnx(module, inputs, torch.float64 if dtype == torch.float64 else torch.float32)
     graph = superopt.load(onnx_bytes)
     symbolic = superopt.Graph(graph._handle.without_weight_data())
-    result = superopt.optimize(symbolic, rules=rules, cost=cost, time_limit=time_limit, **options)
+    result = superopt.optimize(symbolic, rules=rules if rules is not None else superopt.cnn_rules(), cost=cost,
+                               time_limit=time_limit, **options)
     if not result.check["passed"]:
         warnings.warn(f"superopt.torch.optimize: the numerical check did not pass ({result.check['how']}; "
                       f"cut short: {result.check['cut_short']}): the module runs the input graph", stacklevel=2)

@@ -67,3 +67,22 @@ def test_run_times_on_the_cpu_and_returns_outputs():
     assert [o.shape for o in t.outputs] == [shape for _, shape in g.outputs]
     np.testing.assert_array_equal(t.outputs[0], g.evaluate()[0])
     assert superopt.run(g, repeat=1, warmup=0, outputs=False).outputs is None
+
+
+FIRE = os.path.join(REPO, "tests", "data", "search", "fire_bias.json")
+
+
+def test_several_databases_are_searched_together(rules):
+    both = superopt.RuleDatabase(superopt.cnn_rules())
+    conv_bias = superopt.RuleDatabase(superopt.cnn_rules()[1])
+    assert len(both) == len(rules) + len(conv_bias)
+    assert both.path == ",".join(superopt.cnn_rules())
+    # TASO's rules do not know a convolution's bias; with conv-bias-3.h5 the relus fuse into
+    # the fire module's biased convolutions and its two expand convolutions merge.
+    alone = superopt.optimize(FIRE, rules=rules, time_limit=30)
+    together = superopt.optimize(FIRE, rules=superopt.cnn_rules(), time_limit=30)
+    assert not any("conv2d,relu -> conv2d" in label for label in alone.rules_applied)
+    assert any("conv2d,relu -> conv2d" in label for label in together.rules_applied)
+    assert together.check["passed"] and together.speedup > alone.speedup
+    with pytest.raises(superopt.Error, match="empty file name"):
+        superopt.RuleDatabase(superopt.default_rules() + ",")

@@ -1,0 +1,37 @@
+// Several rule databases read as one (see rule_databases.h).
+#include "search/rule_databases.h"
+
+#include "runtime/core/error.h"
+#include "search/optimize_report.h"
+
+namespace superopt {
+
+std::vector<std::string> split_rule_paths(const std::string& list) {
+  std::vector<std::string> paths;
+  size_t from = 0;
+  for (size_t comma; (comma = list.find(',', from)) != std::string::npos; from = comma + 1)
+    paths.push_back(list.substr(from, comma - from));
+  paths.push_back(list.substr(from));
+  for (const std::string& path : paths)
+    if (path.empty()) throw Error("--rules: an empty file name in '" + list + "'");
+  return paths;
+}
+
+RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph* model,
+                                  const RuleDatabase::GraphsWanted& wanted) {
+  RuleDatabases dbs;
+  dbs.paths = paths;
+  for (const std::string& path : paths) {
+    RuleDatabase db = RuleDatabase::read(path, wanted);
+    if (model) check_rules_fit_model(db, *model, path);
+    dbs.first.push_back(dbs.all.rules.size());
+    if (dbs.all.rules.empty() && dbs.first.size() == 1) {
+      dbs.all = std::move(db);
+      continue;
+    }
+    for (Rule& rule : db.rules) dbs.all.rules.push_back(std::move(rule));
+  }
+  return dbs;
+}
+
+}  // namespace superopt

@@ -1,0 +1,30 @@
+// Several rule databases searched as one (`optimize --rules A.h5,B.h5`, and
+// Python's RuleDatabase of several paths): an imported CNN wants TASO's rules
+// and those over biased convolutions (data/rules/conv-bias-3.h5) together.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/core/graph.h"
+#include "runtime/db/rule_database.h"
+
+namespace superopt {
+
+// "A.h5,B.h5" -> {"A.h5", "B.h5"}; throws Error on an empty name.
+std::vector<std::string> split_rule_paths(const std::string& list);
+
+// The databases' rules one after another in `all` (the search numbers them so:
+// the second database's rule k is rule first[1] + k); `all.info` is the first's.
+struct RuleDatabases {
+  std::vector<std::string> paths;
+  std::vector<size_t> first;  // per database: the index in `all` of its rule 0
+  RuleDatabase all;
+};
+
+// Reads each (RuleDatabase::read with `wanted`); with a model, checks each
+// database's operators against it (check_rules_fit_model).
+RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph* model = nullptr,
+                                  const RuleDatabase::GraphsWanted& wanted = {});
+
+}  // namespace superopt
