@@ -197,8 +197,15 @@ int net_applications(const OptimizeResult& r) {
   return n;
 }
 
+// The file of rule `id` among the databases searched.
+const std::string& database_of(const RuleDatabases& dbs, int id) {
+  size_t which = 0;
+  while (which + 1 < dbs.first.size() && dbs.first[which + 1] <= size_t(id)) ++which;
+  return dbs.paths[which];
+}
+
 void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
-                bool marked) {
+                const RuleDatabases& dbs, bool marked) {
   std::cout << "model:            " << a.model << " (" << operators << " operators)\n"
             << "cost model:       " << cost.name() << " (" << cost.fallbacks() << " fallbacks)\n"
             << "cost before:      " << fixed(r.cost_before_ms, 4) << " ms\n"
@@ -230,8 +237,8 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
   for (const SuspectRule& s : r.suspect_rules)
     std::cout << "suspect rule " << s.id << ": [" << s.label
               << "] broke equality on its own (max relative error " << s.max_relative_error
-              << "): dropped, searched again" << (marked ? ", marked unknown in its database" : std::string())
-              << "\n";
+              << "): dropped, searched again"
+              << (marked ? ", marked unknown in " + database_of(dbs, s.id) : std::string()) << "\n";
   std::cout << "check:            " << check_text(r.check) << "\n";
 }
 
@@ -272,7 +279,7 @@ int optimize_command(const std::vector<std::string>& args) {
     const OptimizeRequest request{a->model, a->out, a->options, operators, marked};
     std::cout << optimize_result_json(request, r, *cost, e2e ? &*e2e : nullptr).dump(2) << "\n";
   } else {
-    print_text(*a, r, *cost, operators, marked);
+    print_text(*a, r, *cost, operators, dbs, marked);
     if (e2e) std::cout << end_to_end_text(*e2e);
   }
   if (r.memory_full)
