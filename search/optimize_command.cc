@@ -155,13 +155,11 @@ std::string fixed(double x, int digits) {
 void mark_suspects_in(const RuleDatabases& searched, size_t which, const std::vector<SuspectRule>& suspects,
                       const std::string& model) {
   const std::string& path = searched.paths[which];
-  const size_t first = searched.first[which];
-  const size_t end =
-      which + 1 < searched.first.size() ? searched.first[which + 1] : searched.all.rules.size();
+  const size_t first = searched.first[which], end = searched.end_of(which);
   WriterLock lock(path);
   RuleDatabase db = RuleDatabase::read(path);
   for (const SuspectRule& s : suspects) {
-    if (size_t(s.id) < first || size_t(s.id) >= end) continue;
+    if (searched.database_of(size_t(s.id)) != which) continue;
     const size_t k = size_t(s.id) - first;
     if (db.rules.size() != end - first ||
         db.rules.at(k).fingerprint != searched.all.rules.at(size_t(s.id)).fingerprint)
@@ -181,8 +179,9 @@ void mark_suspects_in(const RuleDatabases& searched, size_t which, const std::ve
 
 void mark_suspects(const RuleDatabases& searched, const std::vector<SuspectRule>& suspects,
                    const std::string& model) {
-  for (size_t which = 0; which < searched.paths.size(); ++which)
-    mark_suspects_in(searched, which, suspects, model);
+  std::set<size_t> touched;  // only the databases holding a suspect are read and written again
+  for (const SuspectRule& s : suspects) touched.insert(searched.database_of(size_t(s.id)));
+  for (size_t which : touched) mark_suspects_in(searched, which, suspects, model);
 }
 
 std::string phase_text(const PhaseSeconds& p) {
@@ -195,13 +194,6 @@ int net_applications(const OptimizeResult& r) {
   int n = 0;
   for (const auto& [label, count] : r.rules_applied) n += count;
   return n;
-}
-
-// The file of rule `id` among the databases searched.
-const std::string& database_of(const RuleDatabases& dbs, int id) {
-  size_t which = 0;
-  while (which + 1 < dbs.first.size() && dbs.first[which + 1] <= size_t(id)) ++which;
-  return dbs.paths[which];
 }
 
 void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
@@ -238,7 +230,8 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
     std::cout << "suspect rule " << s.id << ": [" << s.label
               << "] broke equality on its own (max relative error " << s.max_relative_error
               << "): dropped, searched again"
-              << (marked ? ", marked unknown in " + database_of(dbs, s.id) : std::string()) << "\n";
+              << (marked ? ", marked unknown in " + dbs.paths[dbs.database_of(size_t(s.id))] : std::string())
+              << "\n";
   std::cout << "check:            " << check_text(r.check) << "\n";
 }
 

@@ -17,6 +17,12 @@ std::vector<std::string> split_rule_paths(const std::string& list) {
   return paths;
 }
 
+size_t RuleDatabases::database_of(size_t id) const {
+  size_t which = 0;
+  while (which + 1 < first.size() && first[which + 1] <= id) ++which;
+  return which;
+}
+
 RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph* model,
                                   const RuleDatabase::GraphsWanted& wanted) {
   RuleDatabases dbs;
@@ -25,7 +31,7 @@ RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const G
     RuleDatabase db = RuleDatabase::read(path, wanted);
     if (model) check_rules_fit_model(db, *model, path);
     dbs.first.push_back(dbs.all.rules.size());
-    if (dbs.all.rules.empty() && dbs.first.size() == 1) {
+    if (dbs.first.size() == 1) {
       dbs.all = std::move(db);
       continue;
     }

@@ -20,6 +20,10 @@ struct RuleDatabases {
   std::vector<std::string> paths;
   std::vector<size_t> first;  // per database: the index in `all` of its rule 0
   RuleDatabase all;
+
+  // The database rule `id` of `all` came from, and the end of a database's rules in `all`.
+  size_t database_of(size_t id) const;
+  size_t end_of(size_t which) const { return which + 1 < first.size() ? first[which + 1] : all.rules.size(); }
 };
 
 // Reads each (RuleDatabase::read with `wanted`); with a model, checks each
