@@ -25,6 +25,18 @@ RuleStatus verdict(const Rule& r) {
   return verifier.verify(r).status;
 }
 
+// act(conv2d(x, w, b)) = conv2d[fused](x, w, b): true when fused is act's activation.
+Rule activation_into_biased_conv(OpType act, Activation fused) {
+  RuleBuilder b;
+  auto [x, x2] = b.input("x", Shape{2, 4, 5, 5});
+  auto [w, w2] = b.input("w", Shape{4, 4, 3, 3}, true);
+  auto [c, c2] = b.input("b", Shape{4}, true);
+  b.source.add_output(
+      op(b.source, act, {op(b.source, OpType::conv2d, {x, w, c}, test::conv(1, Padding::same))}));
+  b.target.add_output(op(b.target, OpType::conv2d, {x2, w2, c2}, test::conv(1, Padding::same, fused)));
+  return b.rule();
+}
+
 // relu(conv2d(x, w, b)) = conv2d[relu](x, w, b)
 Rule relu_into_biased_conv() {
   RuleBuilder b;
@@ -41,14 +53,14 @@ Rule relu_into_biased_conv() {
 // Two biased convolutions of one input, side by side: one convolution with the
 // kernels and the biases concatenated. swap_biases: each bias on the other's
 // channels (wrong).
-Rule merged_biased_convs(bool swap_biases) {
+Rule merged_biased_convs(bool swap_biases, Activation act = Activation::relu) {
   RuleBuilder b;
   auto [x, x2] = b.input("x", Shape{1, 4, 5, 5});
   auto [w1, w1b] = b.input("w1", Shape{4, 4, 3, 3}, true);
   auto [w2, w2b] = b.input("w2", Shape{4, 4, 3, 3}, true);
   auto [b1, b1b] = b.input("b1", Shape{4}, true);
   auto [b2, b2b] = b.input("b2", Shape{4}, true);
-  const OpParams conv = test::conv(1, Padding::same, Activation::relu);
+  const OpParams conv = test::conv(1, Padding::same, act);
   b.source.add_output(
       op(b.source, OpType::concat,
          {op(b.source, OpType::conv2d, {x, w1, b1}, conv), op(b.source, OpType::conv2d, {x, w2, b2}, conv)},
@@ -126,4 +138,33 @@ TEST_CASE("wrong rules over biased convolutions are refuted", "[conv_bias][verif
     CHECK(v.status == RuleStatus::refuted);
     CHECK(v.note.find("differs at") != std::string::npos);
   }
+}
+
+TEST_CASE("a convolution fuses sigmoid, silu, hardswish and gelu as it fuses relu", "[conv_bias][verify]") {
+  for (Activation a : {Activation::sigmoid, Activation::silu, Activation::hardswish, Activation::gelu}) {
+    INFO(activation_name(a));
+    CHECK(verdict(activation_into_biased_conv(*activation_op(a), a)) == RuleStatus::verified);
+    CHECK(verdict(merged_biased_convs(false, a)) == RuleStatus::verified);
+  }
+  // Fusing one activation as another is wrong, and the verifier shows where.
+  RuleVerifier verifier(taso_axioms(), VerifyLimits{});
+  const RuleVerdict wrong = verifier.verify(activation_into_biased_conv(OpType::silu, Activation::sigmoid));
+  CHECK(wrong.status == RuleStatus::refuted);
+  CHECK(verdict(activation_into_biased_conv(OpType::hardswish, Activation::silu)) == RuleStatus::refuted);
+}
+
+TEST_CASE("the reference convolution applies silu as x * sigmoid(x) after its bias", "[conv_bias]") {
+  Graph g;
+  NodeId x = g.add_input("x", {1, 3, 6, 6});
+  NodeId w = g.add_weight("w", {5, 3, 3, 3});
+  NodeId b = g.add_weight("b", {5});
+  g.add_output(
+      {g.add(OpType::conv2d, {{x, 0}, {w, 0}, {b, 0}}, test::conv(1, Padding::valid, Activation::silu)), 0});
+  NodeId plain = g.add(OpType::conv2d, {{x, 0}, {w, 0}, {b, 0}}, test::conv(1, Padding::valid));
+  g.add_output({g.add(OpType::ewmul, {{plain, 0}, {g.add(OpType::sigmoid, {{plain, 0}}), 0}}), 0});
+  const RealArith<double> real;
+  const std::vector<Tensor<double>> out = evaluate(g, real, random_sources(real, 11));
+  REQUIRE(out[0].shape == out[1].shape);
+  for (size_t i = 0; i < out[0].data.size(); ++i)
+    CHECK(out[0].data[i] == Approx(out[1].data[i]).margin(1e-12));
 }

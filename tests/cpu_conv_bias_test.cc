@@ -1,6 +1,7 @@
 // The CPU executor runs a convolution's own bias (conv2d's third input, ONNX's
-// Conv B) inside the oneDNN primitive, before its relu and before a fused
-// residual add, equal to the reference.
+// Conv B) inside the oneDNN primitive, before its activation (relu, sigmoid,
+// silu, hardswish, gelu: an eltwise post-op) and before a fused residual add,
+// equal to the reference.
 #include <catch2/catch.hpp>
 
 #include <vector>
@@ -28,7 +29,8 @@ Graph one_conv(bool bias, int stride, Activation act) {
 
 TEST_CASE("a biased convolution runs its bias in the primitive", "[cpu]") {
   for (int stride : {1, 2})
-    for (Activation act : {Activation::none, Activation::relu}) {
+    for (Activation act : {Activation::none, Activation::relu, Activation::sigmoid, Activation::silu,
+                           Activation::hardswish, Activation::gelu}) {
       INFO("stride " << stride << " activation " << activation_name(act));
       cpu::KernelCache cache;
       const Graph biased = one_conv(true, stride, act), plain = one_conv(false, stride, act);

@@ -50,10 +50,11 @@ TEST_CASE("conv2d: non-square kernels and the 7x7 stride-2 stem (asymmetric SAME
   }
 }
 
-TEST_CASE("conv2d with its bias input: added before the relu, fused and not", "[gpu]") {
+TEST_CASE("conv2d with its bias input: added before the activation, fused and not", "[gpu]") {
   for (int stride : {1, 2})
     for (int groups : {1, 8})
-      for (Activation act : {Activation::none, Activation::relu}) {
+      for (Activation act : {Activation::none, Activation::relu, Activation::sigmoid, Activation::silu,
+                             Activation::hardswish, Activation::gelu}) {
         Graph g;
         TensorRef x = in(g, "x", {2, 8, 9, 9});
         g.add_output(op(g, OpType::conv2d, {x, wt(g, "w", {16, 8 / groups, 3, 3}), wt(g, "b", {16})},
@@ -141,14 +142,16 @@ TEST_CASE("element-wise operators, broadcasting and smul", "[gpu]") {
   CHECK(gpu_relative_error(g) < kTolerance);
 }
 
-TEST_CASE("transpose, relu, sigmoid, tanh, softmax, reshape", "[gpu]") {
+TEST_CASE("transpose, the activations, softmax, reshape", "[gpu]") {
   Graph g;
   TensorRef x = in(g, "x", {2, 3, 4, 5});
   OpParams perm;
   perm.perm = {0, 2, 3, 1, -1, -1};
   g.add_output(op(g, OpType::transpose, {x}, perm));
   g.add_output(op(g, OpType::transpose, {x}));  // reversed
-  for (OpType type : {OpType::relu, OpType::sigmoid, OpType::tanh}) g.add_output(op(g, type, {x}));
+  for (OpType type :
+       {OpType::relu, OpType::sigmoid, OpType::tanh, OpType::silu, OpType::hardswish, OpType::gelu})
+    g.add_output(op(g, type, {x}));
   g.add_output(op(g, OpType::softmax, {x}, axis(3)));
   g.add_output(op(g, OpType::softmax, {x}, axis(1)));
   g.add_output(op(g, OpType::relu, {op(g, OpType::reshape, {x}, with_shape({6, 20}))}));

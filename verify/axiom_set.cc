@@ -263,7 +263,11 @@ class EntryParser {
       case Param::padding:
         return choice(VarKind::padding, "same", "valid");
       case Param::activation:
-        return choice(VarKind::activation, "none", "relu");
+        if (auto v = var_of(VarKind::activation)) return {IntAtom::variable(*v)};
+        if (std::string word = take_name("an activation"); auto a = activation_from_name(word))
+          return {IntAtom::literal(static_cast<int64_t>(*a))};
+        else
+          fail("expected an activation (none, relu, sigmoid, silu, hardswish, gelu), got " + word);
       case Param::axis:
         if (auto v = var_of(VarKind::axis)) return {IntAtom::variable(*v)};
         return {IntAtom::literal(take_number())};

@@ -47,8 +47,10 @@ Choice choice_of(const ParamVar& v, int max_dim, int max_rank) {
       pairs(1, 3);
       break;
     case VarKind::padding:
-    case VarKind::activation:
       c.values = {{0}, {1}};
+      break;
+    case VarKind::activation:
+      for (int64_t a = 0; a < kNumActivations; ++a) c.values.push_back({a});
       break;
     case VarKind::axis:
       for (int64_t a = 0; a < max_rank; ++a) c.values.push_back({a});
@@ -172,7 +174,7 @@ std::string value_str(VarKind kind, const std::vector<int64_t>& v) {
     case VarKind::padding:
       return v[0] ? "valid" : "same";
     case VarKind::activation:
-      return v[0] ? "relu" : "none";
+      return std::string(activation_name(static_cast<Activation>(v[0])));
     default:
       return std::to_string(v[0]);
   }

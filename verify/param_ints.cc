@@ -45,7 +45,7 @@ std::vector<int64_t> param_ints(OpType op, const OpParams& p) {
   if (takes(op, Param::kernel)) v.insert(v.end(), {p.kernel_h, p.kernel_w});
   if (takes(op, Param::stride)) v.insert(v.end(), {p.stride_h, p.stride_w});
   if (takes(op, Param::padding)) v.push_back(p.padding == Padding::same ? 0 : 1);
-  if (takes(op, Param::activation)) v.push_back(p.activation == Activation::none ? 0 : 1);
+  if (takes(op, Param::activation)) v.push_back(static_cast<int64_t>(p.activation));
   if (takes(op, Param::axis)) v.push_back(p.axis);
   if (takes(op, Param::epsilon)) v.push_back(std::bit_cast<uint32_t>(p.epsilon));
   if (takes(op, Param::groups)) v.push_back(p.groups);
@@ -85,7 +85,7 @@ OpParams params_from_ints(OpType op, std::span<const int64_t> ints) {
   if (takes(op, Param::padding))
     p.padding = in_range(next(), 0, 1, "padding") ? Padding::valid : Padding::same;
   if (takes(op, Param::activation))
-    p.activation = in_range(next(), 0, 1, "activation") ? Activation::relu : Activation::none;
+    p.activation = static_cast<Activation>(in_range(next(), 0, kNumActivations - 1, "activation"));
   if (takes(op, Param::axis)) p.axis = static_cast<int32_t>(in_range(next(), 0, kMaxRank - 1, "axis"));
   if (takes(op, Param::epsilon)) p.epsilon = std::bit_cast<float>(static_cast<uint32_t>(next()));
   if (takes(op, Param::groups)) p.groups = static_cast<int32_t>(in_range(next(), 1, 1 << 20, "groups"));

@@ -34,6 +34,9 @@ bool one_element_output(OpType op, const std::vector<bool>& inputs) {
     case OpType::relu:
     case OpType::sigmoid:
     case OpType::tanh:
+    case OpType::silu:
+    case OpType::hardswish:
+    case OpType::gelu:
       return !inputs.empty() && inputs[0];
     case OpType::ewadd:
     case OpType::ewmul:

@@ -45,9 +45,11 @@ def default_rules():
 
 
 def cnn_rules():
-    """TASO's rules and those over biased convolutions (data/rules/conv-bias-3.h5), as a list of
+    """TASO's rules, those over biased convolutions (data/rules/conv-bias-3.h5) and over biased
+    convolutions with sigmoid, SiLU or hardswish (data/rules/conv-activations-3.h5), as a list of
     paths: what a model imported from PyTorch or ONNX wants (its convolutions carry their bias)."""
-    return [default_rules(), _os.path.join(data_dir(), "rules", "conv-bias-3.h5")]
+    return [default_rules()] + [_os.path.join(data_dir(), "rules", f)
+                                for f in ("conv-bias-3.h5", "conv-activations-3.h5")]
 
 
 def builtin_models():
@@ -221,8 +223,9 @@ def optimize(graph, rules=None, cost="analytic:h100", search="backtracking", tim
 
     graph: a Graph, or anything load() takes. rules: a RuleDatabase, a path, or a list of paths
     searched together (default: the shipped data/rules/taso-3.h5; a path is read once and kept
-    while the file is unchanged). An imported CNN also wants data/rules/conv-bias-3.h5, the
-    rules over convolutions with their bias input: rules=superopt.cnn_rules().
+    while the file is unchanged). An imported CNN also wants data/rules/conv-bias-3.h5 and
+    conv-activations-3.h5, the rules over convolutions with their bias input and their
+    activations: rules=superopt.cnn_rules().
 
     The search matches the rules in the graph and keeps rewrites that lower its cost:
       cost: "analytic:h100" | "analytic:v100" (roofline from data/devices/), "table:FILE" (a cost

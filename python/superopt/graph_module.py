@@ -13,6 +13,16 @@ import torch
 import torch.nn.functional as F
 
 
+
+# A convolution's fused activation (its "activation" parameter) as PyTorch writes it.
+ACTIVATIONS = {"none": "{0}", "relu": "torch.relu({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})",
+               "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})"}
+
+
+def activated(expr, params):
+    """expr through the node's activation parameter."""
+    return ACTIVATIONS[params.get("activation", "none")].format(expr)
+
 class GraphModuleError(ValueError):
     """A graph the module cannot represent (an operator without a PyTorch version)."""
 
@@ -111,7 +121,8 @@ class Codegen:
     # Operators whose output is a new tensor (not a view of an input): what only one operator
     # reads can be overwritten in place, as eager PyTorch's relu(inplace=True) and += do.
     FRESH = frozenset({"conv2d", "ewadd", "ewmul", "ewsub", "ewdiv", "matmul", "batchnorm", "pool_max",
-                       "pool_avg", "concat", "relu", "sigmoid", "tanh", "linear", "layer_norm"})
+                       "pool_avg", "concat", "relu", "sigmoid", "tanh", "silu", "hardswish", "gelu", "linear",
+                       "layer_norm"})
 
     def overwritable(self, r):
         name, port = split_ref(r)
@@ -175,7 +186,8 @@ class Codegen:
     def expression(self, op, params, node, ins, out):
         simple = {"ewadd": "{0} + {1}", "ewmul": "{0} * {1}", "smul": "{0} * {1}.reshape(())",
                   "matmul": "torch.matmul({0}, {1})", "relu": "torch.relu({0})",
-                  "sigmoid": "torch.sigmoid({0})", "tanh": "torch.tanh({0})"}
+                  "sigmoid": "torch.sigmoid({0})", "tanh": "torch.tanh({0})", "silu": "F.silu({0})",
+                  "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})"}
         if op == "matmul" and self.batched(node):  # torch.matmul would expand and reshape both first
             return f"torch.bmm({ins[0]}, {ins[1]})"
         if op in simple:
@@ -311,7 +323,7 @@ class Codegen:
         x, pad = self.padded(ins[0], pads, w_shape[2:], "0", x_shape, stride)
         bias = ins[2] if len(ins) > 2 else None  # module_folds: a folded bias
         expr = f"F.conv2d({x}, {ins[1]}, {bias}, {stride}, {pad}, 1, {groups})"
-        return f"torch.relu({expr})" if params.get("activation") == "relu" else expr
+        return activated(expr, params)
 
     def pool(self, op, node, params, ins):
         x_shape = self.shape_of(node["inputs"][0])

@@ -7,7 +7,7 @@ F.conv2d reorders its input, weight and output, and that is most of what the fro
 
 graph_module.GraphModule(layout="mkldnn") writes its forward with MkldnnCodegen.
 """
-from superopt.graph_module import Codegen, padding_args, paddings
+from superopt.graph_module import Codegen, activated, padding_args, paddings
 
 
 class MkldnnCodegen(Codegen):
@@ -65,6 +65,8 @@ class MkldnnCodegen(Codegen):
         x_shape, w_shape = shapes[0], shapes[1]
         if len(x_shape) != 4 or not ins[1].startswith("self."):  # a weight computed in forward: dense
             return None
+        if params.get("activation", "none") not in ("none", "relu"):  # others: not on MKLDNN tensors
+            return None
         stride = tuple(params.get("stride", [1, 1]))
         pads = paddings(x_shape, w_shape[2:], stride, params.get("padding", "same"), params.get("pads"))
         pad, arg = padding_args(pads, w_shape[2:], "0", x_shape, stride)
@@ -77,4 +79,4 @@ class MkldnnCodegen(Codegen):
         bias = ins[2] if len(ins) > 2 else None
         expr = (f"torch.mkldnn_convolution({self.convert(ins[0], 'mkldnn')}, self.{attr}, {bias}, {padding}, "
                 f"{stride}, (1, 1), {groups})")
-        return f"torch.relu({expr})" if params.get("activation") == "relu" else expr
+        return activated(expr, params)

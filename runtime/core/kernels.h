@@ -23,6 +23,28 @@ using TensorOf = Tensor<typename A::Value>;
 
 namespace kernels {
 
+// One element through an element-wise activation: the function of the operator
+// activation_op(a) names, so that a convolution's fused activation and the
+// operator mean the same thing (dispatch below uses it for those operators).
+template <class A>
+typename A::Value activate(const A& ar, Activation a, const typename A::Value& v) {
+  switch (a) {
+    case Activation::none:
+      return v;
+    case Activation::relu:
+      return ar.relu(v);
+    case Activation::sigmoid:
+      return ar.sigmoid(v);
+    case Activation::silu:
+      return ar.mul(v, ar.sigmoid(v));
+    case Activation::hardswish:
+      return ar.mul(v, hardsigmoid(ar, v));
+    case Activation::gelu:
+      return gelu(ar, v);
+  }
+  return v;
+}
+
 // Output positions o in [begin, end) whose input position o * stride + offset lies in [0, in).
 struct Range {
   int64_t begin = 0, end = 0;
@@ -177,8 +199,8 @@ TensorOf<A> conv2d(const A& ar, const OpParams& p, const TensorOf<A>& x, const T
       if (bias)
         for (int64_t i = 0; i < out_h * out_w; ++i) plane[i] = ar.add(plane[i], (*bias)[o]);
     }
-  if (p.activation == Activation::relu)
-    for (auto& v : out.data) v = ar.relu(v);
+  if (p.activation != Activation::none)
+    for (auto& v : out.data) v = activate(ar, p.activation, v);
   return out;
 }
 
@@ -440,8 +462,6 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(kernels::enlarge(ar, *in[0], shape));
     case OpType::merge_groups:
       return single<A>(kernels::merge_groups(ar, p, *in[0], shape));
-    case OpType::relu:
-      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.relu(v); }));
     case OpType::pool_avg:
       return single<A>(kernels::pool_avg(ar, p, *in[0], shape));
     case OpType::pool_max:
@@ -450,8 +470,6 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(kernels::concat<V>(p.axis, in, shape));
     case OpType::split:
       return kernels::split<V>(p.axis, *in[0], outs);
-    case OpType::sigmoid:
-      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.sigmoid(v); }));
     case OpType::tanh:
       return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.tanh(v); }));
     case OpType::batchnorm:
@@ -482,13 +500,14 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(kernels::layer_norm(ar, p, *in[0], *in[1], *in[2]));
     case OpType::hardsigmoid:
       return single<A>(kernels::map(*in[0], [&](const V& v) { return kernels::hardsigmoid(ar, v); }));
+    case OpType::relu:
+    case OpType::sigmoid:
     case OpType::hardswish:
-      return single<A>(
-          kernels::map(*in[0], [&](const V& v) { return ar.mul(v, kernels::hardsigmoid(ar, v)); }));
     case OpType::silu:
-      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.mul(v, ar.sigmoid(v)); }));
-    case OpType::gelu:
-      return single<A>(kernels::map(*in[0], [&](const V& v) { return kernels::gelu(ar, v); }));
+    case OpType::gelu: {
+      const Activation act = *activation_of(op);
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return kernels::activate(ar, act, v); }));
+    }
     case OpType::expand:
       return single<A>(kernels::broadcast(ar, *in[0], *in[0], shape, [](const V& a, const V&) { return a; }));
     case OpType::resize:

@@ -3,6 +3,7 @@
 #include "runtime/core/operator_registry.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -68,9 +69,9 @@ constexpr OpInfo kOps[] = {
     {"layer_norm", 3, 3, 1, false, bit(Param::axis) | bit(Param::epsilon),
      "layer normalization over the dimensions from axis on: x, scale, bias", View::never, true},
     {"hardsigmoid", 1, 1, 1, false, 0, "clip(x / 6 + 1/2, 0, 1)", View::never, true},
-    {"hardswish", 1, 1, 1, false, 0, "x * hardsigmoid(x)", View::never, true},
-    {"silu", 1, 1, 1, false, 0, "x * sigmoid(x)", View::never, true},
-    {"gelu", 1, 1, 1, false, 0, "x * (1 + erf(x / sqrt(2))) / 2", View::never, true},
+    {"hardswish", 1, 1, 1, false, 0, "x * hardsigmoid(x)"},
+    {"silu", 1, 1, 1, false, 0, "x * sigmoid(x)"},
+    {"gelu", 1, 1, 1, false, 0, "x * (1 + erf(x / sqrt(2))) / 2"},
     {"expand", 1, 1, 1, false, bit(Param::shape), "broadcast to a shape", View::never, true},
     {"resize", 1, 1, 1, false, bit(Param::shape), "bilinear resize of the last two dimensions (half-pixel)",
      View::never, true},
@@ -359,8 +360,40 @@ std::string_view param_name(Param p) {
 std::string_view padding_name(Padding p) {
   return p == Padding::same ? "same" : "valid";
 }
+namespace {
+constexpr std::array<std::string_view, kNumActivations> kActivationNames = {"none", "relu",      "sigmoid",
+                                                                            "silu", "hardswish", "gelu"};
+}  // namespace
+
 std::string_view activation_name(Activation a) {
-  return a == Activation::none ? "none" : "relu";
+  return kActivationNames[static_cast<size_t>(a)];
+}
+std::optional<Activation> activation_from_name(std::string_view name) {
+  for (size_t i = 0; i < kActivationNames.size(); ++i)
+    if (kActivationNames[i] == name) return static_cast<Activation>(i);
+  return std::nullopt;
+}
+std::optional<OpType> activation_op(Activation a) {
+  switch (a) {
+    case Activation::none:
+      return std::nullopt;
+    case Activation::relu:
+      return OpType::relu;
+    case Activation::sigmoid:
+      return OpType::sigmoid;
+    case Activation::silu:
+      return OpType::silu;
+    case Activation::hardswish:
+      return OpType::hardswish;
+    case Activation::gelu:
+      return OpType::gelu;
+  }
+  return std::nullopt;
+}
+std::optional<Activation> activation_of(OpType op) {
+  for (int i = 1; i < kNumActivations; ++i)
+    if (activation_op(static_cast<Activation>(i)) == op) return static_cast<Activation>(i);
+  return std::nullopt;
 }
 
 bool is_constant(OpType op) {
@@ -515,7 +548,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
     case OpType::conv2d: {
       const Shape& w = in[1]->shape;
       c.flops =
-          2 * n * w[1] * w[2] * w[3] + (p.activation == Activation::relu ? n : 0) + (in.size() == 3 ? n : 0);
+          2 * n * w[1] * w[2] * w[3] + (p.activation != Activation::none ? n : 0) + (in.size() == 3 ? n : 0);
       break;
     }
     case OpType::pool_avg:

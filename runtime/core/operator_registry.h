@@ -71,7 +71,11 @@ inline constexpr int kMaxInputs = 8;
 inline constexpr int kMaxOutputs = 2;
 
 enum class Padding : uint8_t { same, valid };
-enum class Activation : uint8_t { none, relu };
+// A convolution's fused activation: none, or one of the element-wise operators
+// (activation_op). Stored as its index in rule databases and in the verifier's
+// integer encoding (verify/param_ints.cc), so new ones go at the end.
+enum class Activation : uint8_t { none, relu, sigmoid, silu, hardswish, gelu };
+inline constexpr int kNumActivations = static_cast<int>(Activation::gelu) + 1;
 
 // The parameters an operator may take; OpInfo::params says which ones it does.
 enum class Param : uint8_t {
@@ -149,6 +153,10 @@ std::optional<OpType> op_from_name(std::string_view name);
 std::string_view param_name(Param p);
 std::string_view padding_name(Padding p);
 std::string_view activation_name(Activation a);
+std::optional<Activation> activation_from_name(std::string_view name);
+// The element-wise operator an activation applies (none: no operator), and back.
+std::optional<OpType> activation_op(Activation a);
+std::optional<Activation> activation_of(OpType op);
 bool is_constant(OpType op);  // TASO's constant tensors
 
 // Whether an operator with these parameters, reading an input of this shape,

@@ -106,7 +106,7 @@ int64_t conv_compute_flops(const Shape& input, const Shape& weight, const Shape&
   const int64_t out_per_group = round_up(weight[0] / groups, tile_out);
   const int64_t reduction = round_up(weight[1] * weight[2] * weight[3], tile_reduction);
   return groups * 2 * pixels * out_per_group * reduction +
-         (activation == Activation::relu ? output.num_elements() : 0);
+         (activation != Activation::none ? output.num_elements() : 0);
 }
 
 double roofline_ms(const OpCost& cost, const DeviceProfile& device) {

@@ -65,7 +65,7 @@ Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_on
   f.producer = producer;
   const Node& p = g.node(producer);
   if (p.op == OpType::conv2d && p.params.activation != Activation::none)
-    return f;  // its relu precedes any add
+    return f;  // its activation precedes any add
   const Shape& out = p.output(0).shape;
   NodeId at = producer;
   auto free_reader = [&](NodeId id) {

@@ -37,6 +37,7 @@ class Writer {
   void write_source(NodeId id);
   void write_operator(NodeId id);
   void write_gelu(const std::string& x, const std::string& y);
+  void write_activation(Activation a, const std::string& x, const std::string& y);
   void write_window(onnx::NodeProto& n, const Node& node, const Shape& in, int64_t kh, int64_t kw);
 
   const Graph& g_;
@@ -152,6 +153,33 @@ void Writer::write_window(onnx::NodeProto& n, const Node& node, const Shape& in,
   add_ints(n, "pads", {begin[0], begin[1], end[0], end[1]});
 }
 
+// The nodes of an element-wise activation (a convolution's, or the operator's).
+void Writer::write_activation(Activation a, const std::string& x, const std::string& y) {
+  switch (a) {
+    case Activation::none:
+      node("Identity", {x}, {y});
+      return;
+    case Activation::relu:
+      node("Relu", {x}, {y});
+      return;
+    case Activation::sigmoid:
+      node("Sigmoid", {x}, {y});
+      return;
+    case Activation::hardswish:
+      node("HardSwish", {x}, {y});
+      return;
+    case Activation::silu: {  // as PyTorch exports SiLU; the importer reads the pattern back as silu
+      const std::string s = fresh(y + "/sigmoid");
+      node("Sigmoid", {x}, {s});
+      node("Mul", {x, s}, {y});
+      return;
+    }
+    case Activation::gelu:  // as PyTorch exports it; the importer reads the pattern back as gelu
+      write_gelu(x, y);
+      return;
+  }
+}
+
 // x * 0.5 * (1 + erf(x / sqrt(2))), the nodes PyTorch's exporter writes.
 void Writer::write_gelu(const std::string& x, const std::string& y) {
   const std::string scaled = fresh(y + "/scaled"), e = fresh(y + "/erf"), plus = fresh(y + "/plus_one"),
@@ -202,12 +230,12 @@ void Writer::write_operator(NodeId id) {
     }
     case OpType::conv2d: {
       const Shape& w = g_.shape(n.inputs()[1]);
-      const std::string conv_out = p.activation == Activation::relu ? fresh(y + "/conv") : y;
+      const std::string conv_out = p.activation != Activation::none ? fresh(y + "/conv") : y;
       onnx::NodeProto& o = node("Conv", in, {conv_out});
       add_ints(o, "kernel_shape", {w[2], w[3]});
       add_int(o, "group", conv_groups(x, w));
       write_window(o, n, x, w[2], w[3]);
-      if (p.activation == Activation::relu) node("Relu", {conv_out}, {y});
+      if (p.activation != Activation::none) write_activation(p.activation, conv_out, y);
       return;
     }
     case OpType::pool_max:
@@ -300,16 +328,9 @@ void Writer::write_operator(NodeId id) {
       return;
     }
     case OpType::hardswish:
-      node("HardSwish", in, {y});
-      return;
-    case OpType::silu: {
-      const std::string s = fresh(y + "/sigmoid");
-      node("Sigmoid", in, {s});
-      node("Mul", {in[0], s}, {y});
-      return;
-    }
-    case OpType::gelu:  // as PyTorch exports it; the importer reads the pattern back as gelu
-      write_gelu(in[0], y);
+    case OpType::silu:
+    case OpType::gelu:
+      write_activation(*activation_of(n.op), in[0], y);
       return;
     case OpType::expand: {
       std::vector<int64_t> dims;
@@ -420,7 +441,9 @@ Graph with_computed_weights(const Graph& g) {
 // LayerNormalization and HardSwish came with opsets 17 and 14.
 bool needs_opset_17(const Graph& g) {
   for (NodeId id = 0; id < g.num_nodes(); ++id)
-    if (g.node(id).op == OpType::layer_norm || g.node(id).op == OpType::hardswish) return true;
+    if (const Node& n = g.node(id); n.op == OpType::layer_norm || n.op == OpType::hardswish ||
+                                    (n.op == OpType::conv2d && n.params.activation == Activation::hardswish))
+      return true;
   return false;
 }
 

@@ -29,8 +29,10 @@ Padding read_padding(const Json& v, const std::string& field, const Where& w) {
 
 Activation read_activation(const Json& v, const std::string& field, const Where& w) {
   const std::string& s = need_string(v, field, w);
-  if (s != "none" && s != "relu") w.fail(field, "expected \"none\" or \"relu\"" + got(v));
-  return s == "none" ? Activation::none : Activation::relu;
+  std::optional<Activation> a = activation_from_name(s);
+  if (!a)
+    w.fail(field, "expected \"none\", \"relu\", \"sigmoid\", \"silu\", \"hardswish\" or \"gelu\"" + got(v));
+  return *a;
 }
 
 // A float, or "inf" / "-inf" (JSON has no infinities).

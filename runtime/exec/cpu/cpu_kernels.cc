@@ -66,9 +66,12 @@ void pad_rows(const Graph& g, const Node& n, const float* x, float* y) {
 }
 
 // The post-ops of fused followers: sum, then the activation.
-dnnl::primitive_attr post_ops_attr(const PostOps& post, bool relu_first) {
+dnnl::primitive_attr post_ops_attr(const PostOps& post, Activation own = Activation::none) {
   dnnl::post_ops ops;
-  if (relu_first) ops.append_eltwise(1.f, algorithm::eltwise_relu, 0.f, 0.f);
+  if (own != Activation::none) {  // the convolution's own activation, before any sum
+    const EltwiseStep first = *eltwise_step(*activation_op(own), OpParams{});
+    ops.append_eltwise(1.f, first.algorithm, first.alpha, first.beta);
+  }
   if (post.sum) ops.append_sum(1.f);
   if (post.activation)
     ops.append_eltwise(1.f, post.activation->algorithm, post.activation->alpha, post.activation->beta);
@@ -125,7 +128,7 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
                                            any_desc(win.src), any_desc(weight_dims), out, strides, win.before,
                                            win.after);
   };
-  const dnnl::primitive_attr attr = post_ops_attr(post, p.activation == Activation::relu);
+  const dnnl::primitive_attr attr = post_ops_attr(post, p.activation);
   dnnl::convolution_forward::primitive_desc pd(make_desc(), attr, engine());
   NodeKernel k;
   k.inputs = {pd.src_desc(), pd.weights_desc()};  // a grouped kernel is viewed as 5-D goihw
@@ -141,7 +144,7 @@ NodeKernel conv_kernel(const Graph& g, const Node& n, std::span<const memory::de
   k.algorithm = "onednn:conv:";
   k.algorithm.append(impl_text(pd))
       .append(n.num_inputs == 3 ? "+own_bias" : "")
-      .append(p.activation == Activation::relu ? "+relu" : "")
+      .append(p.activation != Activation::none ? "+" + std::string(activation_name(p.activation)) : "")
       .append(post.key());
   return k;
 }
@@ -159,7 +162,7 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
   memory::dims bias_dims(size_t(c.rank()), 1);
   bias_dims.back() = c[c.rank() - 1];
   const memory::desc bias = plain_desc(bias_dims);
-  const dnnl::primitive_attr attr = post_ops_attr(post, false);
+  const dnnl::primitive_attr attr = post_ops_attr(post);
   auto make_with = [&](const memory::desc& weights) {
     dnnl::matmul::desc d = post.bias ? dnnl::matmul::desc(plain_desc(ad), weights, bias, plain_desc(c))
                                      : dnnl::matmul::desc(plain_desc(ad), weights, plain_desc(c));
@@ -391,8 +394,8 @@ NodeKernel split_kernel(const Graph& g, const Node& n) {
 
 }  // namespace
 
-std::optional<EltwiseStep> eltwise_step(const Node& n) {
-  switch (n.op) {
+std::optional<EltwiseStep> eltwise_step(OpType op, const OpParams& p) {
+  switch (op) {
     case OpType::relu:
       return EltwiseStep{algorithm::eltwise_relu};
     case OpType::sigmoid:
@@ -408,7 +411,7 @@ std::optional<EltwiseStep> eltwise_step(const Node& n) {
     case OpType::sqrt:
       return EltwiseStep{algorithm::eltwise_sqrt};
     case OpType::clip:
-      return EltwiseStep{algorithm::eltwise_clip_v2, n.params.lo, n.params.hi};
+      return EltwiseStep{algorithm::eltwise_clip_v2, p.lo, p.hi};
     default:
       return std::nullopt;
   }

@@ -53,7 +53,10 @@ struct EltwiseStep {
   dnnl::algorithm algorithm;
   float alpha = 0, beta = 0;
 };
-std::optional<EltwiseStep> eltwise_step(const Node& n);
+std::optional<EltwiseStep> eltwise_step(OpType op, const OpParams& p);
+inline std::optional<EltwiseStep> eltwise_step(const Node& n) {
+  return eltwise_step(n.op, n.params);
+}
 
 // What a convolution runs besides itself, when the executor fuses its
 // followers (runtime/cost/fusion.h): a bias (a third input, [C] or broadcast as

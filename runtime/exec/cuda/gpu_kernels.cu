@@ -35,6 +35,12 @@ __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n) {
       y[i] = v > 0.f ? v : 0.f;
     else if (op == UnaryOp::sigmoid)
       y[i] = 1.f / (1.f + expf(-v));
+    else if (op == UnaryOp::silu)
+      y[i] = v / (1.f + expf(-v));
+    else if (op == UnaryOp::hardswish)  // PyTorch's: x * clip(x / 6 + 1/2, 0, 1)
+      y[i] = v * fminf(fmaxf(v / 6.f + 0.5f, 0.f), 1.f);
+    else if (op == UnaryOp::gelu)  // the exact (erf) form
+      y[i] = 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
     else
       y[i] = tanhf(v);
   }

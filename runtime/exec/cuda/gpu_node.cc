@@ -92,6 +92,23 @@ MatmulShape matmul_shape(const Shape& a, const Shape& b, const Shape& out, bool 
 
 namespace {
 
+UnaryOp unary_op(OpType op) {
+  switch (op) {
+    case OpType::relu:
+      return UnaryOp::relu;
+    case OpType::sigmoid:
+      return UnaryOp::sigmoid;
+    case OpType::silu:
+      return UnaryOp::silu;
+    case OpType::hardswish:
+      return UnaryOp::hardswish;
+    case OpType::gelu:
+      return UnaryOp::gelu;
+    default:
+      return UnaryOp::tanh;
+  }
+}
+
 // Concat gathers each input's block per outer index; split scatters the other way.
 void concat_copies(void* stream, const Graph& g, const Node& n, std::span<const float* const> inputs,
                    float* out) {
@@ -145,9 +162,16 @@ std::string launch_node(GpuContext& ctx, const Graph& g, NodeId id, std::span<co
   const Shape& out_shape = n.output(0).shape;
   const int64_t count = out_shape.num_elements();
   switch (n.op) {
-    case OpType::conv2d:
-      return ctx.conv2d(key, conv_shape(p, in_shape(0), in_shape(1), out_shape), in[0], in[1],
-                        n.num_inputs == 3 ? in[2] : nullptr, out[0]);
+    case OpType::conv2d: {
+      std::string algorithm = ctx.conv2d(key, conv_shape(p, in_shape(0), in_shape(1), out_shape), in[0],
+                                         in[1], n.num_inputs == 3 ? in[2] : nullptr, out[0]);
+      // cuDNN fuses relu (conv_shape); any other activation runs after, in place.
+      if (p.activation != Activation::none && p.activation != Activation::relu) {
+        launch_unary(stream, unary_op(*activation_op(p.activation)), out[0], out[0], count);
+        algorithm.append("+").append(activation_name(p.activation)).append("_kernel");
+      }
+      return algorithm;
+    }
     case OpType::matmul:
       return ctx.matmul(key, matmul_shape(in_shape(0), in_shape(1), out_shape, col_major), in[0], in[1],
                         out[0]);
@@ -164,13 +188,12 @@ std::string launch_node(GpuContext& ctx, const Graph& g, NodeId id, std::span<co
       return "kernel:transpose";
     case OpType::relu:
     case OpType::sigmoid:
-    case OpType::tanh: {
-      UnaryOp op = n.op == OpType::relu      ? UnaryOp::relu
-                   : n.op == OpType::sigmoid ? UnaryOp::sigmoid
-                                             : UnaryOp::tanh;
-      launch_unary(stream, op, in[0], out[0], count);
+    case OpType::tanh:
+    case OpType::silu:
+    case OpType::hardswish:
+    case OpType::gelu:
+      launch_unary(stream, unary_op(n.op), in[0], out[0], count);
       return "kernel:unary";
-    }
     case OpType::pool_avg:
     case OpType::pool_max:
       launch_pool(stream, n.op == OpType::pool_max, in[0], out[0], pool_shape(p, in_shape(0), out_shape));
