@@ -187,3 +187,13 @@ superopt_cli_test(optimize_conv_bias_taso_only 0 "" STDOUT "rules applied: +1\n[
   COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3})
 superopt_cli_test(optimize_rules_empty_name 2 "--rules: an empty file name in '.*taso-3.h5,'" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3},)
+# Rules over biased convolutions with sigmoid and SiLU (data/opsets/conv-activations.json)
+# fuse an EfficientNet block's activations into its convolutions, the depthwise one
+# included; without them (taso-3 and conv-bias-3 know only relu) nothing fuses.
+set(mbconv_silu ${CMAKE_CURRENT_SOURCE_DIR}/data/search/mbconv_silu.json)
+set(shipped_conv_act3 ${PROJECT_SOURCE_DIR}/data/rules/conv-activations-3.h5)
+superopt_cli_test(optimize_conv_activation_rules 0 ""
+  STDOUT "speedup: +1\\.[1-9].*rules applied:.*conv2d,sigmoid -> conv2d.*conv2d,silu -> conv2d.*check: +passed"
+  COMMAND ${superopt_bin} optimize ${mbconv_silu} --rules ${shipped_taso3},${shipped_conv_bias3},${shipped_conv_act3})
+superopt_cli_test(optimize_conv_activation_without_rules 0 "" STDOUT "speedup: +1\\.000x"
+  COMMAND ${superopt_bin} optimize ${mbconv_silu} --rules ${shipped_taso3},${shipped_conv_bias3})

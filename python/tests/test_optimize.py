@@ -75,7 +75,8 @@ FIRE = os.path.join(REPO, "tests", "data", "search", "fire_bias.json")
 def test_several_databases_are_searched_together(rules):
     both = superopt.RuleDatabase(superopt.cnn_rules())
     conv_bias = superopt.RuleDatabase(superopt.cnn_rules()[1])
-    assert len(both) == len(rules) + len(conv_bias)
+    conv_activations = superopt.RuleDatabase(superopt.cnn_rules()[2])
+    assert len(both) == len(rules) + len(conv_bias) + len(conv_activations)
     assert both.path == ",".join(superopt.cnn_rules())
     # TASO's rules do not know a convolution's bias; with conv-bias-3.h5 the relus fuse into
     # the fire module's biased convolutions and its two expand convolutions merge.
