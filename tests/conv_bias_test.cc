@@ -140,8 +140,10 @@ TEST_CASE("wrong rules over biased convolutions are refuted", "[conv_bias][verif
   }
 }
 
-TEST_CASE("a convolution fuses sigmoid, silu, hardswish and gelu as it fuses relu", "[conv_bias][verify]") {
-  for (Activation a : {Activation::sigmoid, Activation::silu, Activation::hardswish, Activation::gelu}) {
+TEST_CASE("a convolution fuses sigmoid, silu, hardswish, gelu and relu6 as it fuses relu",
+          "[conv_bias][verify]") {
+  for (Activation a :
+       {Activation::sigmoid, Activation::silu, Activation::hardswish, Activation::gelu, Activation::relu6}) {
     INFO(activation_name(a));
     CHECK(verdict(activation_into_biased_conv(*activation_op(a), a)) == RuleStatus::verified);
     CHECK(verdict(merged_biased_convs(false, a)) == RuleStatus::verified);

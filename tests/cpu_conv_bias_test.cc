@@ -30,7 +30,7 @@ Graph one_conv(bool bias, int stride, Activation act) {
 TEST_CASE("a biased convolution runs its bias in the primitive", "[cpu]") {
   for (int stride : {1, 2})
     for (Activation act : {Activation::none, Activation::relu, Activation::sigmoid, Activation::silu,
-                           Activation::hardswish, Activation::gelu}) {
+                           Activation::hardswish, Activation::gelu, Activation::relu6}) {
       INFO("stride " << stride << " activation " << activation_name(act));
       cpu::KernelCache cache;
       const Graph biased = one_conv(true, stride, act), plain = one_conv(false, stride, act);

@@ -30,7 +30,7 @@ void require_runs(const Graph& g) {
 }  // namespace
 
 TEST_CASE("zoo activations run as oneDNN eltwise primitives", "[cpu]") {
-  for (OpType op : {OpType::hardsigmoid, OpType::hardswish, OpType::silu, OpType::gelu}) {
+  for (OpType op : {OpType::hardsigmoid, OpType::hardswish, OpType::silu, OpType::gelu, OpType::relu6}) {
     INFO(op_name(op));
     require_runs(unary_graph(op, Shape{2, 3, 5, 4}));
   }

@@ -54,7 +54,7 @@ TEST_CASE("conv2d with its bias input: added before the activation, fused and no
   for (int stride : {1, 2})
     for (int groups : {1, 8})
       for (Activation act : {Activation::none, Activation::relu, Activation::sigmoid, Activation::silu,
-                             Activation::hardswish, Activation::gelu}) {
+                             Activation::hardswish, Activation::gelu, Activation::relu6}) {
         Graph g;
         TensorRef x = in(g, "x", {2, 8, 9, 9});
         g.add_output(op(g, OpType::conv2d, {x, wt(g, "w", {16, 8 / groups, 3, 3}), wt(g, "b", {16})},
@@ -149,8 +149,8 @@ TEST_CASE("transpose, the activations, softmax, reshape", "[gpu]") {
   perm.perm = {0, 2, 3, 1, -1, -1};
   g.add_output(op(g, OpType::transpose, {x}, perm));
   g.add_output(op(g, OpType::transpose, {x}));  // reversed
-  for (OpType type :
-       {OpType::relu, OpType::sigmoid, OpType::tanh, OpType::silu, OpType::hardswish, OpType::gelu})
+  for (OpType type : {OpType::relu, OpType::sigmoid, OpType::tanh, OpType::silu, OpType::hardswish,
+                      OpType::gelu, OpType::relu6})
     g.add_output(op(g, type, {x}));
   g.add_output(op(g, OpType::softmax, {x}, axis(3)));
   g.add_output(op(g, OpType::softmax, {x}, axis(1)));

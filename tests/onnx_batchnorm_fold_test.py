@@ -8,7 +8,7 @@ bias add after a Linear,
 and equal the float64 PyTorch module within 1e-8 (the folded kernel and shift
 are weight-only subgraphs, folded at load time in float64); `run --device cpu
 --check` must pass. A conv whose output is also read elsewhere keeps its
-batchnorm. Clip(x, 0, inf) and Max(x, 0) import as relu.
+batchnorm. Clip(x, 0, inf) and Max(x, 0) import as relu, Clip(x, 0, 6) as relu6.
 
   /usr/bin/python3 tests/onnx_batchnorm_fold_test.py build/superopt OUT_DIR
 """
@@ -43,10 +43,11 @@ class ConvBn(nn.Module):
 
 
 class ClampMax(nn.Module):
-    """relu written as Clip(x, 0, inf) and as Max(x, 0): both import as relu."""
+    """relu written as Clip(x, 0, inf) and as Max(x, 0): both import as relu; ReLU6 (exported as Relu
+    then Clip(x, 0, 6)) as relu6 alone."""
 
     def forward(self, x):
-        return torch.clamp(x, min=0) + torch.maximum(x * 2, torch.zeros(()))
+        return torch.clamp(x, min=0) + torch.maximum(x * 2, torch.zeros(())) + nn.functional.relu6(x * 4)
 
 
 def cases():
@@ -94,8 +95,9 @@ def check_case(superopt, out, name, module, dims, batchnorms):
     ops = data_operators(json.loads(run([superopt, "graph", "check", path, "--json"]))["nodes"])
     if ops["batchnorm"] != batchnorms:
         raise AssertionError(f"{ops['batchnorm']} batchnorm nodes after import, expected {batchnorms}: {dict(ops)}")
-    if isinstance(module, ClampMax) and (ops["relu"] != 2 or ops["clip"]):
-        raise AssertionError(f"expected two relu and no clip: {dict(ops)}")
+    if isinstance(module, ClampMax):
+        if ops["relu"] != 2 or ops["relu6"] != 1 or ops["clip"]:
+            raise AssertionError(f"expected two relu, one relu6 and no clip: {dict(ops)}")
     elif batchnorms == 0 and ops["conv2d"] and (ops["ewadd"] or ops["conv2d:3"] != ops["conv2d"]):
         raise AssertionError(f"expected every conv with its bias input and no add: {dict(ops)}")
     elif batchnorms == 0 and not ops["conv2d"] and ops["ewadd"] != 1:  # the linear's bias and the shift

@@ -267,7 +267,7 @@ class EntryParser {
         if (std::string word = take_name("an activation"); auto a = activation_from_name(word))
           return {IntAtom::literal(static_cast<int64_t>(*a))};
         else
-          fail("expected an activation (none, relu, sigmoid, silu, hardswish, gelu), got " + word);
+          fail("expected an activation (none, relu, sigmoid, silu, hardswish, gelu, relu6), got " + word);
       case Param::axis:
         if (auto v = var_of(VarKind::axis)) return {IntAtom::variable(*v)};
         return {IntAtom::literal(take_number())};

@@ -37,6 +37,7 @@ bool one_element_output(OpType op, const std::vector<bool>& inputs) {
     case OpType::silu:
     case OpType::hardswish:
     case OpType::gelu:
+    case OpType::relu6:
       return !inputs.empty() && inputs[0];
     case OpType::ewadd:
     case OpType::ewmul:

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 # A convolution's fused activation (its "activation" parameter) as PyTorch writes it.
 ACTIVATIONS = {"none": "{0}", "relu": "torch.relu({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})",
-               "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})"}
+               "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})", "relu6": "F.relu6({0})"}
 
 
 def activated(expr, params):
@@ -121,7 +121,7 @@ class Codegen:
     # Operators whose output is a new tensor (not a view of an input): what only one operator
     # reads can be overwritten in place, as eager PyTorch's relu(inplace=True) and += do.
     FRESH = frozenset({"conv2d", "ewadd", "ewmul", "ewsub", "ewdiv", "matmul", "batchnorm", "pool_max",
-                       "pool_avg", "concat", "relu", "sigmoid", "tanh", "silu", "hardswish", "gelu", "linear",
+                       "pool_avg", "concat", "relu", "sigmoid", "tanh", "silu", "hardswish", "gelu", "relu6", "linear",
                        "layer_norm"})
 
     def overwritable(self, r):
@@ -187,7 +187,7 @@ class Codegen:
         simple = {"ewadd": "{0} + {1}", "ewmul": "{0} * {1}", "smul": "{0} * {1}.reshape(())",
                   "matmul": "torch.matmul({0}, {1})", "relu": "torch.relu({0})",
                   "sigmoid": "torch.sigmoid({0})", "tanh": "torch.tanh({0})", "silu": "F.silu({0})",
-                  "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})"}
+                  "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})", "relu6": "F.relu6({0})"}
         if op == "matmul" and self.batched(node):  # torch.matmul would expand and reshape both first
             return f"torch.bmm({ins[0]}, {ins[1]})"
         if op in simple:

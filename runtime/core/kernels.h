@@ -41,6 +41,8 @@ typename A::Value activate(const A& ar, Activation a, const typename A::Value& v
       return ar.mul(v, hardsigmoid(ar, v));
     case Activation::gelu:
       return gelu(ar, v);
+    case Activation::relu6:
+      return ar.min(ar.max(v, ar.zero()), ar.from_int(6));
   }
   return v;
 }
@@ -504,7 +506,8 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
     case OpType::sigmoid:
     case OpType::hardswish:
     case OpType::silu:
-    case OpType::gelu: {
+    case OpType::gelu:
+    case OpType::relu6: {
       const Activation act = *activation_of(op);
       return single<A>(kernels::map(*in[0], [&](const V& v) { return kernels::activate(ar, act, v); }));
     }

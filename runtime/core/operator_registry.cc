@@ -72,6 +72,7 @@ constexpr OpInfo kOps[] = {
     {"hardswish", 1, 1, 1, false, 0, "x * hardsigmoid(x)"},
     {"silu", 1, 1, 1, false, 0, "x * sigmoid(x)"},
     {"gelu", 1, 1, 1, false, 0, "x * (1 + erf(x / sqrt(2))) / 2"},
+    {"relu6", 1, 1, 1, false, 0, "min(max(x, 0), 6)"},
     {"expand", 1, 1, 1, false, bit(Param::shape), "broadcast to a shape", View::never, true},
     {"resize", 1, 1, 1, false, bit(Param::shape), "bilinear resize of the last two dimensions (half-pixel)",
      View::never, true},
@@ -361,8 +362,8 @@ std::string_view padding_name(Padding p) {
   return p == Padding::same ? "same" : "valid";
 }
 namespace {
-constexpr std::array<std::string_view, kNumActivations> kActivationNames = {"none", "relu",      "sigmoid",
-                                                                            "silu", "hardswish", "gelu"};
+constexpr std::array<std::string_view, kNumActivations> kActivationNames = {
+    "none", "relu", "sigmoid", "silu", "hardswish", "gelu", "relu6"};
 }  // namespace
 
 std::string_view activation_name(Activation a) {
@@ -387,6 +388,8 @@ std::optional<OpType> activation_op(Activation a) {
       return OpType::hardswish;
     case Activation::gelu:
       return OpType::gelu;
+    case Activation::relu6:
+      return OpType::relu6;
   }
   return std::nullopt;
 }
@@ -483,6 +486,7 @@ bool infer_checked(OpType op, const OpParams& p, std::span<const TensorDesc* con
     case OpType::hardswish:
     case OpType::silu:
     case OpType::gelu:
+    case OpType::relu6:
       out[0] = *in[0];
       return true;
     case OpType::softmax:
@@ -567,6 +571,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
       break;
     case OpType::clip:
     case OpType::hardsigmoid:
+    case OpType::relu6:
       c.flops = 2 * n;
       break;
     case OpType::hardswish:

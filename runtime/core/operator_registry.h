@@ -62,6 +62,7 @@ enum class OpType : uint8_t {
   hardswish,    // x * hardsigmoid(x)
   silu,         // x * sigmoid(x) (swish)
   gelu,         // x * (1 + erf(x / sqrt(2))) / 2
+  relu6,        // min(max(x, 0), 6): MobileNetV2's activation (ONNX Clip(x, 0, 6))
   expand,       // broadcast to the shape parameter (NumPy rules)
   resize,       // bilinear to the shape parameter, half-pixel centres (PyTorch's align_corners=False)
   opaque,       // anything unknown: carried through, never rewritten
@@ -74,8 +75,8 @@ enum class Padding : uint8_t { same, valid };
 // A convolution's fused activation: none, or one of the element-wise operators
 // (activation_op). Stored as its index in rule databases and in the verifier's
 // integer encoding (verify/param_ints.cc), so new ones go at the end.
-enum class Activation : uint8_t { none, relu, sigmoid, silu, hardswish, gelu };
-inline constexpr int kNumActivations = static_cast<int>(Activation::gelu) + 1;
+enum class Activation : uint8_t { none, relu, sigmoid, silu, hardswish, gelu, relu6 };
+inline constexpr int kNumActivations = static_cast<int>(Activation::relu6) + 1;
 
 // The parameters an operator may take; OpInfo::params says which ones it does.
 enum class Param : uint8_t {

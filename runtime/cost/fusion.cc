@@ -149,6 +149,7 @@ bool fusable_activation(OpType op) {
     case OpType::hardswish:
     case OpType::silu:
     case OpType::gelu:
+    case OpType::relu6:
     case OpType::sqrt:
       return true;
     default:

@@ -42,7 +42,7 @@ namespace superopt {
 //     kernel [h, w]           pool_avg, pool_max, enlarge (required)
 //     stride [h, w]           conv2d, pooling (default [1, 1])
 //     padding "same"|"valid"  conv2d, pooling (default "same")
-//     activation "none"|"relu"|"sigmoid"|"silu"|"hardswish"|"gelu" conv2d (default "none")
+//     activation "none"|"relu"|"sigmoid"|"silu"|"hardswish"|"gelu"|"relu6" conv2d (default "none")
 //     axis int                concat, split (required); softmax (default
 //                             last); negative counts from the back of the
 //                             first input's shape

@@ -87,9 +87,17 @@ void map_clip(Importer& im, const NodeProto& n) {
   OpParams p;
   p.lo = bound(im, n, 1, "min", -INFINITY);
   p.hi = bound(im, n, 2, "max", INFINITY);
-  // Clip(x, 0, inf) is relu (canonicalization: the rules and the executor's fusions know relu).
+  // Clip(x, 0, inf) is relu and Clip(x, 0, 6) relu6 (canonicalization: the rules and the
+  // executor's fusions know them).
   if (p.lo == 0.0f && p.hi == INFINITY)
     return im.set_output(n, 0, im.emit(OpType::relu, {im.tensor_input(n, 0)}, {}, n.output(0)));
+  if (p.lo == 0.0f && p.hi == 6.0f) {
+    // PyTorch exports ReLU6 as Relu then Clip(0, 6); relu6 alone is the same function (an unread
+    // relu is dropped at the end of the import).
+    TensorRef x = im.tensor_input(n, 0);
+    if (const Node& r = im.graph().node(x.node); r.op == OpType::relu) x = r.inputs()[0];
+    return im.set_output(n, 0, im.emit(OpType::relu6, {x}, {}, n.output(0)));
+  }
   im.set_output(n, 0, im.emit(OpType::clip, {im.tensor_input(n, 0)}, p, n.output(0)));
 }
 

@@ -177,6 +177,9 @@ void Writer::write_activation(Activation a, const std::string& x, const std::str
     case Activation::gelu:  // as PyTorch exports it; the importer reads the pattern back as gelu
       write_gelu(x, y);
       return;
+    case Activation::relu6:
+      node("Clip", {x, scalar(0.f, y + "/min"), scalar(6.f, y + "/max")}, {y});
+      return;
   }
 }
 
@@ -330,6 +333,7 @@ void Writer::write_operator(NodeId id) {
     case OpType::hardswish:
     case OpType::silu:
     case OpType::gelu:
+    case OpType::relu6:
       write_activation(*activation_of(n.op), in[0], y);
       return;
     case OpType::expand: {

@@ -31,7 +31,8 @@ Activation read_activation(const Json& v, const std::string& field, const Where&
   const std::string& s = need_string(v, field, w);
   std::optional<Activation> a = activation_from_name(s);
   if (!a)
-    w.fail(field, "expected \"none\", \"relu\", \"sigmoid\", \"silu\", \"hardswish\" or \"gelu\"" + got(v));
+    w.fail(field, "expected \"none\", \"relu\", \"sigmoid\", \"silu\", \"hardswish\", \"gelu\" or \"relu6\"" +
+                      got(v));
   return *a;
 }
 

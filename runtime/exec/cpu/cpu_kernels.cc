@@ -408,6 +408,8 @@ std::optional<EltwiseStep> eltwise_step(OpType op, const OpParams& p) {
       return EltwiseStep{algorithm::eltwise_swish, 1.f, 0.f};
     case OpType::gelu:
       return EltwiseStep{algorithm::eltwise_gelu_erf};
+    case OpType::relu6:
+      return EltwiseStep{algorithm::eltwise_clip_v2, 0.f, 6.f};
     case OpType::sqrt:
       return EltwiseStep{algorithm::eltwise_sqrt};
     case OpType::clip:

@@ -127,6 +127,7 @@ std::optional<NodeKernel> zoo_kernel(const Graph& g, const Node& n, std::span<co
     case OpType::hardswish:
     case OpType::silu:
     case OpType::gelu:
+    case OpType::relu6:
     case OpType::sqrt:
     case OpType::clip:
       return activation_kernel(n, given[0]);

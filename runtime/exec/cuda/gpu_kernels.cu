@@ -39,6 +39,8 @@ __global__ void unary_kernel(UnaryOp op, const float* x, float* y, int64_t n) {
       y[i] = v / (1.f + expf(-v));
     else if (op == UnaryOp::hardswish)  // PyTorch's: x * clip(x / 6 + 1/2, 0, 1)
       y[i] = v * fminf(fmaxf(v / 6.f + 0.5f, 0.f), 1.f);
+    else if (op == UnaryOp::relu6)
+      y[i] = fminf(fmaxf(v, 0.f), 6.f);
     else if (op == UnaryOp::gelu)  // the exact (erf) form
       y[i] = 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
     else

@@ -38,7 +38,7 @@ SUPEROPT_HOST_DEVICE inline void strided_offsets(const StridedShape& s, int64_t 
   }
 }
 
-enum class UnaryOp { relu, sigmoid, tanh, silu, hardswish, gelu };
+enum class UnaryOp { relu, sigmoid, tanh, silu, hardswish, gelu, relu6 };
 enum class BinaryOp { add, mul };
 
 void launch_unary(void* stream, UnaryOp op, const float* x, float* y, int64_t n);

@@ -104,6 +104,8 @@ UnaryOp unary_op(OpType op) {
       return UnaryOp::hardswish;
     case OpType::gelu:
       return UnaryOp::gelu;
+    case OpType::relu6:
+      return UnaryOp::relu6;
     default:
       return UnaryOp::tanh;
   }
@@ -192,6 +194,7 @@ std::string launch_node(GpuContext& ctx, const Graph& g, NodeId id, std::span<co
     case OpType::silu:
     case OpType::hardswish:
     case OpType::gelu:
+    case OpType::relu6:
       launch_unary(stream, unary_op(n.op), in[0], out[0], count);
       return "kernel:unary";
     case OpType::pool_avg:
