@@ -158,8 +158,8 @@ TEST_CASE("ModArith: relu is TASO's polynomial, the other functions differ", "[a
   REQUIRE(kMod.max(3, 5) == 5);
   uint64_t x = kMod.from_int(5);
   REQUIRE(kMod.mul(kMod.sigmoid(x), kMod.from_int(26)) == 7);  // (x + 2) / (x^2 + 1)
-  std::vector<uint64_t> values = {kMod.relu(x), kMod.sigmoid(x), kMod.tanh(x),
-                                  kMod.exp(x),  kMod.rsqrt(x),   kMod.opaque(x)};
+  std::vector<uint64_t> values = {kMod.relu(x),  kMod.sigmoid(x), kMod.tanh(x),  kMod.exp(x),
+                                  kMod.rsqrt(x), kMod.opaque(x),  kMod.relu6(x), kMod.hardsigmoid(x)};
   for (size_t i = 0; i < values.size(); ++i)
     for (size_t j = i + 1; j < values.size(); ++j) REQUIRE(values[i] != values[j]);
   std::mt19937_64 rng(3);
@@ -168,12 +168,26 @@ TEST_CASE("ModArith: relu is TASO's polynomial, the other functions differ", "[a
   REQUIRE(kMod.sigmoid(r) != kMod.sigmoid(minus_r));
   REQUIRE(kMod.exp(r) != kMod.exp(minus_r));
   REQUIRE(kMod.opaque(r) != kMod.sub(0, kMod.opaque(minus_r)));
+  // The clamps are not max and min by representative, which would make relu6 the
+  // constant 6 and hardswish the identity on almost every residue: relu6(y),
+  // hardswish(y) and y would share fingerprints, and no rule would fuse them.
+  for (uint64_t v : {r, minus_r}) {
+    REQUIRE(kMod.relu6(v) != kMod.from_int(6));
+    REQUIRE(kMod.relu6(v) != v);
+    REQUIRE(kMod.mul(v, kMod.hardsigmoid(v)) != v);
+  }
+  REQUIRE(kMod.relu6(r) != kMod.relu6(minus_r));
 }
 
 TEST_CASE("RealArith: real functions, or relu as the polynomial", "[arith]") {
   REQUIRE(kReal.relu(-2) == 0);
   REQUIRE(kReal.relu(3) == 3);
   REQUIRE(Real(true).relu(-2) == 3);
+  REQUIRE(kReal.relu6(7.5) == 6);
+  REQUIRE(kReal.relu6(-1) == 0);
+  REQUIRE(kReal.hardsigmoid(0) == 0.5);
+  REQUIRE(kReal.hardsigmoid(4) == 1);
+  REQUIRE(Real(true).relu6(1) == Approx(20.0 / 106.0));  // (x^2 + 19) / ((x + 4)^2 + 81), as ModArith
   REQUIRE(kReal.sigmoid(0) == 0.5);
   REQUIRE(kReal.rsqrt(4) == 0.5);
   REQUIRE(kReal.div_int(1, 4) == 0.25);

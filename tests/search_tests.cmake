@@ -197,3 +197,7 @@ superopt_cli_test(optimize_conv_activation_rules 0 ""
   COMMAND ${superopt_bin} optimize ${mbconv_silu} --rules ${shipped_taso3},${shipped_conv_bias3},${shipped_conv_act3})
 superopt_cli_test(optimize_conv_activation_without_rules 0 "" STDOUT "speedup: +1\\.000x"
   COMMAND ${superopt_bin} optimize ${mbconv_silu} --rules ${shipped_taso3},${shipped_conv_bias3})
+# Every activation of the operator set has rules (relu6 and hardswish had none while the
+# fingerprint arithmetic clamped by residue: runtime/core/arith.h).
+superopt_cli_test(db_info_conv_activations 0 "" STDOUT "hardswish +[1-9][0-9][0-9].*relu6 +[1-9][0-9][0-9]"
+  COMMAND ${superopt_bin} db info ${shipped_conv_act3})

@@ -13,7 +13,8 @@
 namespace superopt {
 
 // Every arithmetic provides, as const members: zero one from_int constant add sub mul
-// div_int div max min relu sigmoid tanh exp rsqrt sqrt erf opaque random, a type Value, and
+// div_int div max min relu relu6 hardsigmoid sigmoid tanh exp rsqrt sqrt erf opaque random, a type
+// Value, and
 // is_real (its non-linear functions are the real ones, so kernels may use real-number
 // identities such as softmax's invariance to shifts).
 
@@ -72,6 +73,13 @@ class ModArith {
   Value min(Value a, Value b) const { return a >= b ? b : a; }
   // TASO's fingerprint polynomial, so that relu does not create spurious rules.
   Value relu(Value x) const { return add(mul(x, add(x, 1)), 1); }
+  // Piecewise-linear clamps are rational functions of their own too: max and min
+  // by representative would make relu6 the constant 6 and hardsigmoid 1, so that
+  // relu6(y), hardswish(y) and y would share fingerprints.
+  // (x^2 + 19) / ((x + 4)^2 + 9^2)
+  Value relu6(Value x) const { return ratio(add(mul(x, x), 19), x, 4, 9); }
+  // (x + 23) / ((x + 6)^2 + 11^2)
+  Value hardsigmoid(Value x) const { return ratio(add(x, 23), x, 6, 11); }
   // (x + 2) / (x^2 + 1)
   Value sigmoid(Value x) const { return ratio(add(x, 2), x, 0, 1); }
   // (x^3 + 3) / (x^2 + 4)
@@ -120,8 +128,9 @@ class RealArith {
   using Value = F;
   static constexpr bool is_real = true;
 
-  // relu_as_polynomial: relu is x(x+1)+1 as in ModArith, for the rule generator's
-  // floating-point confirmation of fingerprint matches.
+  // relu_as_polynomial: relu is x(x+1)+1, and relu6 and hardsigmoid the rational
+  // functions, as in ModArith, for the rule generator's floating-point
+  // confirmation of fingerprint matches.
   explicit RealArith(bool relu_as_polynomial = false) : relu_as_polynomial_(relu_as_polynomial) {}
 
   Value zero() const { return 0; }
@@ -138,6 +147,15 @@ class RealArith {
   Value relu(Value x) const {
     if (relu_as_polynomial_) return x * (x + 1) + 1;
     return x > 0 ? x : F(0);
+  }
+  Value relu6(Value x) const {
+    if (relu_as_polynomial_) return (x * x + 19) / ((x + 4) * (x + 4) + 81);
+    return min(max(x, F(0)), F(6));
+  }
+  // PyTorch's hardsigmoid: clip(x / 6 + 1/2, 0, 1).
+  Value hardsigmoid(Value x) const {
+    if (relu_as_polynomial_) return (x + 23) / ((x + 6) * (x + 6) + 121);
+    return min(max(x / F(6) + F(1) / F(2), F(0)), F(1));
   }
   Value sigmoid(Value x) const { return F(1) / (F(1) + std::exp(-x)); }
   Value tanh(Value x) const { return std::tanh(x); }

@@ -50,6 +50,11 @@ class SymbolicArith {
   Value max(const Value& a, const Value& b) const { return z3::ite(a >= b, a, b); }
   Value min(const Value& a, const Value& b) const { return z3::ite(a <= b, a, b); }
   Value relu(const Value& x) const { return relu_(x); }
+  // The clamps exactly (real max and min): their axioms are checked by value.
+  Value relu6(const Value& x) const { return min(max(x, zero()), from_int(6)); }
+  Value hardsigmoid(const Value& x) const {
+    return min(max(add(div_int(x, 6), div_int(one(), 2)), zero()), one());
+  }
   Value sigmoid(const Value& x) const { return sigmoid_(x); }
   Value tanh(const Value& x) const { return tanh_(x); }
   Value exp(const Value& x) const { return exp_(x); }

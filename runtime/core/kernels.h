@@ -38,11 +38,11 @@ typename A::Value activate(const A& ar, Activation a, const typename A::Value& v
     case Activation::silu:
       return ar.mul(v, ar.sigmoid(v));
     case Activation::hardswish:
-      return ar.mul(v, hardsigmoid(ar, v));
+      return ar.mul(v, ar.hardsigmoid(v));
     case Activation::gelu:
       return gelu(ar, v);
     case Activation::relu6:
-      return ar.min(ar.max(v, ar.zero()), ar.from_int(6));
+      return ar.relu6(v);
   }
   return v;
 }
@@ -501,7 +501,7 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
     case OpType::layer_norm:
       return single<A>(kernels::layer_norm(ar, p, *in[0], *in[1], *in[2]));
     case OpType::hardsigmoid:
-      return single<A>(kernels::map(*in[0], [&](const V& v) { return kernels::hardsigmoid(ar, v); }));
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.hardsigmoid(v); }));
     case OpType::relu:
     case OpType::sigmoid:
     case OpType::hardswish:

@@ -1,5 +1,5 @@
 // Reference kernels of the operators only imported models use (pad, slice,
-// reduce_mean, clip, hardsigmoid, gelu, layer_norm, resize), templated over the arithmetic like every kernel.
+// reduce_mean, clip, gelu, layer_norm, resize), templated over the arithmetic like every kernel.
 // Included by kernels.h, which dispatches to them.
 #pragma once
 
@@ -79,13 +79,6 @@ Tensor<typename A::Value> clip(const A& ar, const OpParams& p, const Tensor<type
 }  // namespace superopt::kernels
 
 namespace superopt::kernels {
-
-// PyTorch's hardsigmoid: clip(x / 6 + 1/2, 0, 1).
-template <class A>
-typename A::Value hardsigmoid(const A& ar, const typename A::Value& x) {
-  const auto half = ar.div_int(ar.one(), 2);
-  return ar.min(ar.max(ar.add(ar.div_int(x, 6), half), ar.zero()), ar.one());
-}
 
 // PyTorch's exact GELU, in its order of operations: x / 2 * (1 + erf(x / sqrt(2))).
 template <class A>
