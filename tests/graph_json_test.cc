@@ -115,6 +115,7 @@ Graph every_operator_graph() {
   act = g.add(OpType::hardswish, {{act}}, {}, "hardswish");
   act = g.add(OpType::silu, {{act}}, {}, "silu");
   act = g.add(OpType::gelu, {{act}}, {}, "gelu");
+  act = g.add(OpType::relu6, {{act}}, {}, "relu6");
   NodeId ex = g.add(OpType::expand, {{act}}, shape_params({4, 2, 3, 5}), "expand");
   NodeId rz = g.add(OpType::resize, {{ex}}, shape_params({4, 2, 7, 2}), "resize");
   for (TensorRef out : std::initializer_list<TensorRef>{
