@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 
 
-
-# A convolution's fused activation (its "activation" parameter) as PyTorch writes it.
+# An element-wise activation, the operator or a convolution's fused one (its "activation"
+# parameter), as PyTorch writes it.
 ACTIVATIONS = {"none": "{0}", "relu": "torch.relu({0})", "sigmoid": "torch.sigmoid({0})", "silu": "F.silu({0})",
                "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})", "relu6": "F.relu6({0})"}
 
@@ -22,6 +22,7 @@ ACTIVATIONS = {"none": "{0}", "relu": "torch.relu({0})", "sigmoid": "torch.sigmo
 def activated(expr, params):
     """expr through the node's activation parameter."""
     return ACTIVATIONS[params.get("activation", "none")].format(expr)
+
 
 class GraphModuleError(ValueError):
     """A graph the module cannot represent (an operator without a PyTorch version)."""
@@ -185,9 +186,8 @@ class Codegen:
 
     def expression(self, op, params, node, ins, out):
         simple = {"ewadd": "{0} + {1}", "ewmul": "{0} * {1}", "smul": "{0} * {1}.reshape(())",
-                  "matmul": "torch.matmul({0}, {1})", "relu": "torch.relu({0})",
-                  "sigmoid": "torch.sigmoid({0})", "tanh": "torch.tanh({0})", "silu": "F.silu({0})",
-                  "hardswish": "F.hardswish({0})", "gelu": "F.gelu({0})", "relu6": "F.relu6({0})"}
+                  "matmul": "torch.matmul({0}, {1})", "tanh": "torch.tanh({0})",
+                  **{a: text for a, text in ACTIVATIONS.items() if a != "none"}}
         if op == "matmul" and self.batched(node):  # torch.matmul would expand and reshape both first
             return f"torch.bmm({ins[0]}, {ins[1]})"
         if op in simple:

@@ -201,17 +201,11 @@ void Writer::write_operator(NodeId id) {
   for (TensorRef t : n.inputs()) in.push_back(name(t));
   const std::string& y = names_[id][0];
   const Shape& x = n.num_inputs ? g_.shape(n.inputs()[0]) : Shape{};
-  static const std::map<OpType, std::string> kSimple = {{OpType::ewadd, "Add"},
-                                                        {OpType::ewsub, "Sub"},
-                                                        {OpType::ewmul, "Mul"},
-                                                        {OpType::ewdiv, "Div"},
-                                                        {OpType::relu, "Relu"},
-                                                        {OpType::sigmoid, "Sigmoid"},
-                                                        {OpType::tanh, "Tanh"},
-                                                        {OpType::erf, "Erf"},
-                                                        {OpType::sqrt, "Sqrt"},
-                                                        {OpType::matmul, "MatMul"},
-                                                        {OpType::batchnorm, "BatchNormalization"}};
+  static const std::map<OpType, std::string> kSimple = {
+      {OpType::ewadd, "Add"}, {OpType::ewsub, "Sub"},     {OpType::ewmul, "Mul"},
+      {OpType::ewdiv, "Div"}, {OpType::tanh, "Tanh"},     {OpType::erf, "Erf"},
+      {OpType::sqrt, "Sqrt"}, {OpType::matmul, "MatMul"}, {OpType::batchnorm, "BatchNormalization"}};
+  if (std::optional<Activation> a = activation_of(n.op)) return write_activation(*a, in[0], y);
   if (auto s = kSimple.find(n.op); s != kSimple.end()) {
     onnx::NodeProto& o = node(s->second, in, {y});
     if (n.op == OpType::batchnorm) add_float(o, "epsilon", p.epsilon);
@@ -330,12 +324,6 @@ void Writer::write_operator(NodeId id) {
       add_float(o, "beta", 0.5f);
       return;
     }
-    case OpType::hardswish:
-    case OpType::silu:
-    case OpType::gelu:
-    case OpType::relu6:
-      write_activation(*activation_of(n.op), in[0], y);
-      return;
     case OpType::expand: {
       std::vector<int64_t> dims;
       for (int k = 0; k < p.shape.rank(); ++k) dims.push_back(p.shape[k]);

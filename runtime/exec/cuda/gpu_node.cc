@@ -106,8 +106,10 @@ UnaryOp unary_op(OpType op) {
       return UnaryOp::gelu;
     case OpType::relu6:
       return UnaryOp::relu6;
-    default:
+    case OpType::tanh:
       return UnaryOp::tanh;
+    default:
+      throw Error(std::string(op_name(op)) + ": no unary GPU kernel");
   }
 }
 
