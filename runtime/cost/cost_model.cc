@@ -13,6 +13,11 @@ std::string op_signature(const Graph& g, NodeId id) {
     if (i) s += ',';
     s += g.shape(n.inputs()[i]).str();
   }
+  // A split's parts follow its input's concat points, which no shape says: two
+  // splits of one shape at different points are different kernels and costs.
+  if (n.op == OpType::split)
+    for (int port = 0; port < n.num_outputs(); ++port)
+      s.append(port ? "," : ">").append(n.output(port).shape.str());
   return s + "|row";
 }
 

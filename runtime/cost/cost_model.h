@@ -19,6 +19,8 @@ namespace superopt {
 // The key a measured cost is stored under: operator type, the parameters it
 // takes, its input shapes and the memory layout, as stable text, e.g.
 //   "conv2d|stride=1x1 padding=same activation=relu|1x64x56x56,64x64x3x3|row"
+// A split adds its parts' shapes ("split|axis=1|64x3072>64x2048,64x1024|row"),
+// which its input's shape does not fix.
 // Equal signatures mean equal work on a device; the text never depends on node
 // names, ids or the order nodes were added in.
 std::string op_signature(const Graph& g, NodeId id);
