@@ -41,4 +41,17 @@ expect_no_device "$bin" run builtin:squeezenet --gpu --check --json
 expect_no_device "$bin" optimize "$graph" --rules "$rules" --allow-unverified --cost gpu
 expect_no_device "$bin" graph check builtin:squeezenet --cost gpu
 [ ! -e "$dir/costs.h5" ] || fail "measure wrote a table without a device"
+# The GPU backend is a library loaded on first use: one that is missing or is
+# not a library is named in the same one line.
+if [ -f "$(dirname "$bin")/libsuperopt_gpu.so" ]; then
+  export SUPEROPT_GPU_BACKEND="$dir/missing.so"
+  expect_no_device "$bin" run builtin:squeezenet --gpu
+  grep -q "could not be loaded: $dir/missing.so: no such file" "$dir/err.txt" || fail "a missing backend is not named"
+  export SUPEROPT_GPU_BACKEND="$graph"
+  expect_no_device "$bin" measure builtin:squeezenet --out "$dir/costs.h5"
+  grep -q "could not be loaded: .*$graph" "$dir/err.txt" || fail "a backend that is no library is not named"
+  "$bin" version | grep -q '^cuda devices: none: no CUDA device (the GPU backend' ||
+    fail "version does not say that the backend could not be loaded"
+  unset SUPEROPT_GPU_BACKEND
+fi
 echo "gpu_cli_test: ok (no device)"

@@ -3,7 +3,7 @@
 if(SUPEROPT_HAVE_CUDA)
   foreach(gpu_test gpu_kernels_test gpu_runtime_test)
     add_executable(${gpu_test} ${gpu_test}.cc)
-    target_link_libraries(${gpu_test} PRIVATE superopt_runtime superopt_catch_runner)
+    target_link_libraries(${gpu_test} PRIVATE superopt_runtime superopt_exec_cuda superopt_catch_runner)
     add_test(NAME ${gpu_test} COMMAND ${gpu_test})
     set_tests_properties(${gpu_test} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 600)
   endforeach()
@@ -20,6 +20,6 @@ set_tests_properties(cli_gpu_commands PROPERTIES FIXTURES_REQUIRED search_rules 
 # The dispatch's parameters through host emulations of cuDNN and cuBLAS (no device needed).
 if(SUPEROPT_HAVE_CUDA)
   add_executable(gpu_dispatch_tests gpu_dispatch_test.cc)
-  target_link_libraries(gpu_dispatch_tests PRIVATE superopt_runtime Catch2::Catch2WithMain)
+  target_link_libraries(gpu_dispatch_tests PRIVATE superopt_runtime superopt_exec_cuda Catch2::Catch2WithMain)
   catch_discover_tests(gpu_dispatch_tests)
 endif()

@@ -20,11 +20,22 @@ for f in bin/superopt $share/data/rules/taso-3.h5 $share/data/opsets/taso.json $
   [ -e "$work/prefix/$f" ] || fail "the install has no $f"
 done
 
+# The GPU backend (a CUDA build): installed in lib/superopt/ and, once moved, loaded from there.
+gpu_backend=
+[ -e "$build/libsuperopt_gpu.so" ] && gpu_backend=lib/superopt/libsuperopt_gpu.so
+[ -z "$gpu_backend" ] || [ -e "$work/prefix/$gpu_backend" ] || fail "the install has no $gpu_backend"
+
 # The prefix moved: nothing in it may point back at the build or the source.
 cp -a "$work/prefix" "$work/moved"
 rm -rf "$work/prefix"
 so=$work/moved/bin/superopt
 mkdir "$work/elsewhere" && cd "$work/elsewhere"
+
+if [ -n "$gpu_backend" ]; then
+  LD_DEBUG=files "$so" version >version.out 2>&1 || fail "version: $(tail -n 1 version.out)"
+  grep -q "file=$work/moved/$gpu_backend " version.out ||
+    fail "the moved binary did not load the moved GPU backend: $(grep -o 'file=[^ ]*libsuperopt_gpu[^ ]*' version.out)"
+fi
 
 # A device profile only the installed data has.
 sed 's/"name": "h100"/"name": "installed_only"/' "$work/moved/$share/data/devices/h100.json" \

@@ -11,7 +11,7 @@
 #include "runtime/cli/commands.h"
 #include "runtime/exec/cpu/cpu_executor.h"
 #ifdef SUPEROPT_HAVE_CUDA
-#include "runtime/exec/cuda/cuda_device.h"
+#include "runtime/exec/cuda/gpu_runtime.h"
 #include "runtime/exec/executor.h"
 #endif
 
@@ -38,7 +38,7 @@ int version_command(const std::vector<std::string>& args) {
   j["onednn"] = cpu.onednn;
   j["cpu"] = {{"model", cpu.device}, {"cores", cpu_cores()}};
 #ifdef SUPEROPT_HAVE_CUDA
-  cuda::CudaInfo info = cuda::query();
+  cuda::CudaInfo info = gpu_cuda_info();  // loads the GPU backend
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : info.devices)
     devices.push_back(

@@ -21,27 +21,48 @@ bundler=$(cd .. && pwd)/shared/tools/device-bundle.sh
 [ -f "$bundler" ] || { echo "gpu-bundle.sh: no $bundler (the shared device-bundle tool)" >&2; exit 2; }
 
 gpu_tests="cuda_device_test gpu_kernels_test gpu_runtime_test"
+# superopt_gpu: the GPU backend (libsuperopt_gpu.so), a target only in a CUDA build.
 if [ $build = 1 ]; then
   bash scripts/setup-deps.sh
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
   targets=(superopt)
   known=$(cmake --build build --target help)  # the GPU tests exist only in a CUDA build
-  for t in $gpu_tests; do
+  for t in superopt_gpu $gpu_tests; do
     grep -qw "$t" <<<"$known" && targets+=("$t")
   done
   cmake --build build -j "$(nproc)" --target "${targets[@]}"
 fi
 [ -x build/superopt ] || { echo "gpu-bundle.sh: no build/superopt (build first, or drop --no-build)" >&2; exit 2; }
-ldd build/superopt | grep -q libcudart ||
-  echo "gpu-bundle.sh: warning: build/superopt is not linked with CUDA; measure and run --gpu will say no CUDA device" >&2
-
+# The GPU backend is a library superopt loads on first use, found beside the binary.
 binaries=(build/superopt)
+if [ -f build/libsuperopt_gpu.so ]; then
+  binaries+=(build/libsuperopt_gpu.so)
+else
+  echo "gpu-bundle.sh: warning: no build/libsuperopt_gpu.so (a build without CUDA); measure and run --gpu will say no CUDA device" >&2
+fi
 for t in $gpu_tests; do [ -x "build/tests/$t" ] && binaries+=("build/tests/$t"); done
 
 rm -rf .device-bundle
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 bash "$bundler" "$stage/bundle" "${binaries[@]}" >/dev/null
+# CBC's CoinUtils needs a LAPACK, which Debian resolves to OpenBLAS's: 42 MB
+# with libopenblas.so.0, a third of the bundle, pushing tree and bundle past
+# 64 MiB. Only the ILP extraction calls it: the reference LAPACK and BLAS
+# (7.8 MB) take its place, unless something else needs OpenBLAS itself.
+ref=/usr/lib/x86_64-linux-gnu
+# needs_openblas: a bundled file other than LAPACK itself that links OpenBLAS.
+needs_openblas() {
+  for f in "$stage"/bundle/bin/* "$stage"/bundle/lib/*; do
+    [ "$(basename "$f")" != liblapack.so.3 ] && readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[libopenblas' && return 0
+  done
+  return 1
+}
+if [ -f "$stage/bundle/lib/libopenblas.so.0" ] && [ -f $ref/lapack/liblapack.so.3 ] && [ -f $ref/blas/libblas.so.3 ] &&
+  ! needs_openblas; then
+  cp -L $ref/lapack/liblapack.so.3 $ref/blas/libblas.so.3 "$stage/bundle/lib/"
+  rm "$stage/bundle/lib/libopenblas.so.0"
+fi
 strip --strip-unneeded "$stage"/bundle/bin/* "$stage"/bundle/lib/* 2>/dev/null || true
 mkdir -p .device-bundle
 tar -czf .device-bundle/bundle.tar.gz -C "$stage" bundle

@@ -1,6 +1,8 @@
-// The GPU runtime's entry points (built only with CUDA): whole-graph timing
-// and checking, operator measurement, and the on-the-fly "gpu" cost model.
-#include "runtime/exec/cuda/gpu_runtime.h"
+// The GPU runtime's entry points (built only with CUDA, into
+// libsuperopt_gpu.so): whole-graph timing and checking, operator measurement,
+// and the on-the-fly "gpu" cost model. superopt reaches them through the
+// backend table (gpu_backend.h), which ../gpu_loader.cc loads on first use.
+#include "runtime/exec/cuda/gpu_backend.h"
 
 #include "runtime/core/arith.h"
 #include "runtime/core/evaluator.h"
@@ -10,7 +12,7 @@
 #include "runtime/exec/cuda/gpu_executor.h"
 #include "runtime/exec/cuda/op_timer.h"
 
-namespace superopt {
+namespace superopt::cuda_backend {
 namespace {
 
 // "13.0" from 13000; "9.19.0" from 91900 (cuDNN 9 encodes major*10000 + minor*100 + patch).
@@ -72,18 +74,18 @@ class GpuCostModelImpl : public GpuCostModel {
   CostTable table_;
 };
 
-}  // namespace
-
-std::string gpu_unavailable_reason() {
+std::string unavailable_reason() {
   cuda::CudaInfo info = cuda::query();
   if (info.devices.empty()) return info.no_device_reason.empty() ? "no device found" : info.no_device_reason;
   return "";
 }
 
 void require_gpu(std::string_view what) {
-  std::string reason = gpu_unavailable_reason();
+  std::string reason = unavailable_reason();
   if (!reason.empty()) throw Error(std::string(what) + ": no CUDA device (" + reason + ")");
 }
+
+}  // namespace
 
 CostTableInfo gpu_table_info() {
   cuda::CudaInfo info = cuda::query();
@@ -151,4 +153,4 @@ std::unique_ptr<GpuCostModel> make_gpu_cost_model(const GpuOptions& options) {
   return std::make_unique<GpuCostModelImpl>(options);
 }
 
-}  // namespace superopt
+}  // namespace superopt::cuda_backend

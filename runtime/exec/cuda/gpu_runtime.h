@@ -15,6 +15,7 @@
 #include "runtime/core/graph.h"
 #include "runtime/cost/cost_model.h"
 #include "runtime/cost/cost_table.h"
+#include "runtime/exec/cuda/cuda_device.h"
 
 namespace superopt {
 
@@ -44,6 +45,10 @@ struct GpuRunReport {
   bool op_summed = false;
   double op_sum_ms = 0;
 };
+
+// What CUDA, cuDNN and cuBLAS report (`version`), or why the GPU backend
+// could not be loaded (no_device_reason).
+cuda::CudaInfo gpu_cuda_info();
 
 // Why no GPU can be used ("" when device 0 is usable).
 std::string gpu_unavailable_reason();
