@@ -3,10 +3,8 @@
 // GPU is asked for, so that nothing else pays for loading those libraries
 // (cuBLAS's initialisation alone took 0.3 s of every superopt start).
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <mutex>
 #include <vector>
 
 #include "runtime/exec/cuda/gpu_backend.h"
@@ -35,7 +33,8 @@ std::vector<std::string> candidates() {
   if (const char* given = std::getenv("SUPEROPT_GPU_BACKEND"); given && *given) return {given};
   if (const fs::path here = own_folder(); !here.empty()) {
     paths.push_back((here / kGpuBackendLibrary).string());
-    paths.push_back(fs::weakly_canonical(here / SUPEROPT_GPU_BACKEND_INSTALL_DIR / kGpuBackendLibrary).string());
+    paths.push_back(
+        fs::weakly_canonical(here / SUPEROPT_GPU_BACKEND_INSTALL_DIR / kGpuBackendLibrary).string());
   }
   paths.push_back(SUPEROPT_GPU_BACKEND_BUILD_PATH);
   paths.push_back(kGpuBackendLibrary);
@@ -111,15 +110,18 @@ CostTableInfo gpu_table_info() {
 }
 
 GpuRunReport gpu_run_graph(const Graph& g, const GpuOptions& options, bool check, bool op_sum) {
+  require_gpu("run --gpu");
   return backend("run --gpu").run_graph(g, options, check, op_sum);
 }
 
 int gpu_measure(std::span<const Graph> graphs, CostTable& table, const GpuOptions& options,
                 const std::function<void(const std::string&, const CostEntry&)>& on_measured) {
+  require_gpu("measure");
   return backend("measure").measure(graphs, table, options, on_measured);
 }
 
 std::unique_ptr<GpuCostModel> make_gpu_cost_model(const GpuOptions& options) {
+  require_gpu("cost model gpu");
   return backend("cost model gpu").make_cost_model(options);
 }
 

@@ -33,7 +33,9 @@ inline constexpr const char* kGpuBackendSymbol = "superopt_gpu_backend";
 }  // namespace superopt
 
 namespace superopt::cuda_backend {
-// The entry points themselves (gpu_runtime.cc), as the table holds them.
+// The entry points themselves (gpu_runtime.cc), as the table holds them. The
+// loader has checked that device 0 is usable before it calls run_graph, measure
+// or make_cost_model (gpu_loader.cc's require_gpu).
 CostTableInfo gpu_table_info();
 GpuRunReport gpu_run_graph(const Graph& g, const GpuOptions& options, bool check, bool op_sum);
 int gpu_measure(std::span<const Graph> graphs, CostTable& table, const GpuOptions& options,

@@ -74,17 +74,6 @@ class GpuCostModelImpl : public GpuCostModel {
   CostTable table_;
 };
 
-std::string unavailable_reason() {
-  cuda::CudaInfo info = cuda::query();
-  if (info.devices.empty()) return info.no_device_reason.empty() ? "no device found" : info.no_device_reason;
-  return "";
-}
-
-void require_gpu(std::string_view what) {
-  std::string reason = unavailable_reason();
-  if (!reason.empty()) throw Error(std::string(what) + ": no CUDA device (" + reason + ")");
-}
-
 }  // namespace
 
 CostTableInfo gpu_table_info() {
@@ -98,7 +87,6 @@ CostTableInfo gpu_table_info() {
 }
 
 GpuRunReport gpu_run_graph(const Graph& g, const GpuOptions& options, bool check, bool op_sum) {
-  require_gpu("run --gpu");
   cuda::GpuContext ctx(options.allow_tf32);
   cuda::GpuGraph gpu(ctx, g, options.seed);
   GpuRunReport report;
@@ -133,7 +121,6 @@ GpuRunReport gpu_run_graph(const Graph& g, const GpuOptions& options, bool check
 
 int gpu_measure(std::span<const Graph> graphs, CostTable& table, const GpuOptions& options,
                 const std::function<void(const std::string&, const CostEntry&)>& on_measured) {
-  require_gpu("measure");
   cuda::GpuContext ctx(options.allow_tf32);
   int measured = 0;
   for (const Graph& g : graphs)
@@ -149,7 +136,6 @@ int gpu_measure(std::span<const Graph> graphs, CostTable& table, const GpuOption
 }
 
 std::unique_ptr<GpuCostModel> make_gpu_cost_model(const GpuOptions& options) {
-  require_gpu("cost model gpu");
   return std::make_unique<GpuCostModelImpl>(options);
 }
 
