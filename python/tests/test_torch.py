@@ -39,6 +39,17 @@ def test_resnet18():
     torch.manual_seed(1)
     optimized = optimized_equals_original(torchvision.models.resnet18(), torch.rand(1, 3, 64, 64))
     assert all(b.dtype == torch.float64 for b in optimized.buffers())
+    # the classifier at batch 1 is a matrix-vector product; a convolution's relu runs in place
+    assert optimized.source.count("torch.addmv(") == 1 and "torch.addmm(" not in optimized.source
+    assert "torch.relu(" not in optimized.source
+
+
+def test_linear_of_several_rows_stays_a_matrix_product():
+    torch.manual_seed(8)
+    module = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4))
+    assert "torch.addmv(" in optimized_equals_original(module, torch.rand(1, 16)).source
+    source = optimized_equals_original(module, torch.rand(3, 16)).source
+    assert "torch.addmm(" in source and "torch.addmv(" not in source
 
 
 def test_batch_norms_fold_into_convolutions():
