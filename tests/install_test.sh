@@ -101,5 +101,18 @@ assert superopt.data_dir() == os.path.join(moved, "share/superopt/data"), supero
 r = superopt.optimize("builtin:squeezenet", time_limit=20)
 assert r.check["passed"] and r.cost_after_ms <= r.cost_before_ms, r
 PY
+  # Asked for a GPU, the moved package loads the moved GPU backend (lib/superopt/, found from the
+  # extension's own folder), whether or not this machine has a device.
+  if [ -n "$gpu_backend" ]; then
+    PYTHONPATH=$work/moved/$pydir LD_DEBUG=files /usr/bin/python3 -c '
+import superopt
+try:
+    superopt.run(superopt.load("builtin:squeezenet"), device="cuda", repeat=1)
+except superopt.Error as e:
+    print("no device:", e)
+' >python-gpu.out 2>&1 || fail "the installed package asked for a GPU: $(tail -n 1 python-gpu.out)"
+    grep -q "file=$work/moved/$gpu_backend " python-gpu.out ||
+      fail "the moved package did not load the moved GPU backend: $(grep -o 'file=[^ ]*libsuperopt_gpu[^ ]*' python-gpu.out | head -n 1)"
+  fi
 fi
 echo "install_test: ok"

@@ -26,15 +26,21 @@ fs::path own_folder() {
 
 // Where the library may be, first found first: $SUPEROPT_GPU_BACKEND; beside
 // the binary (the build tree's build/, a GPU bundle's bin/); the install's
-// lib/superopt/ relative to bin/; the build tree this was built in; the
+// lib/superopt/ under the nearest folder above that has one (the prefix: one
+// level above bin/superopt, four above the Python extension in
+// lib/python3/dist-packages/superopt/); the build tree this was built in; the
 // loader's own search (LD_LIBRARY_PATH).
 std::vector<std::string> candidates() {
+  constexpr int kLevelsUp = 5;  // prefix/local/lib/python3.X/site-packages/superopt at most
   std::vector<std::string> paths;
   if (const char* given = std::getenv("SUPEROPT_GPU_BACKEND"); given && *given) return {given};
   if (const fs::path here = own_folder(); !here.empty()) {
     paths.push_back((here / kGpuBackendLibrary).string());
-    paths.push_back(
-        fs::weakly_canonical(here / SUPEROPT_GPU_BACKEND_INSTALL_DIR / kGpuBackendLibrary).string());
+    fs::path above = here;
+    for (int level = 0; level < kLevelsUp && above.has_relative_path(); ++level) {
+      above = above.parent_path();
+      paths.push_back((above / SUPEROPT_GPU_BACKEND_INSTALL_DIR / kGpuBackendLibrary).string());
+    }
   }
   paths.push_back(SUPEROPT_GPU_BACKEND_BUILD_PATH);
   paths.push_back(kGpuBackendLibrary);
