@@ -467,8 +467,8 @@ class GraphModule(torch.nn.Module):
             elif weights is not None and name in weights:  # contiguous: a transposed parameter (a matmul's
                 # weight as ONNX holds it) would make torch.addmm run MKL's slower transposed GEMM
                 value = torch.as_tensor(weights[name], dtype=dtype).reshape(shape).contiguous()
-            elif data.get(name) is not None:
-                value = torch.tensor(data[name], dtype=dtype).reshape(shape)
+            elif data.get(name) is not None:  # a graph file writes infinities as "inf" and "-inf"
+                value = torch.tensor([float(v) for v in data[name]], dtype=dtype).reshape(shape)
             else:  # uniform in [-1, 1] like our evaluator, scaled so that deep models stay finite
                 fan_in = max(1, math.prod(shape[1:]) if len(shape) > 1 else 1)
                 value = (torch.rand(shape, generator=generator, dtype=dtype) * 2 - 1) / math.sqrt(fan_in)

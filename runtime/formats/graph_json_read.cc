@@ -1,5 +1,6 @@
 // Reading graph files: entries, name resolution, dependency order, then the Graph.
 #include <charconv>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -50,7 +51,10 @@ std::vector<float> read_data(const Json& v, const Shape& shape, const Where& w) 
   data.reserve(v.size());
   for (size_t i = 0; i < v.size(); ++i) {
     std::optional<float> f = as_float(v[i]);
-    if (!f) w.fail("data[" + std::to_string(i) + "]", "expected a number in float range" + got(v[i]));
+    if (!f && v[i].is_string() && (v[i] == "inf" || v[i] == "-inf"))  // what the writer makes of infinities
+      f = v[i] == "inf" ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+    if (!f)
+      w.fail("data[" + std::to_string(i) + "]", "expected a number in float range, \"inf\" or \"-inf\"" + got(v[i]));
     data.push_back(*f);
   }
   return data;

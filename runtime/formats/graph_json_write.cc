@@ -41,9 +41,13 @@ Json source_json(const Graph& g, NodeId id, const std::vector<std::string>& name
   if (const std::vector<float>* data = g.weight_data(id)) {
     Json values = Json::array();
     for (float f : *data) {
-      if (!std::isfinite(f))
-        throw_error("cannot write weight '" + names[id] + "': its data holds " + std::to_string(f) +
-                    ", which JSON cannot represent");
+      // JSON has no infinities; an attention mask's -inf is written as the string "-inf".
+      if (std::isinf(f)) {
+        values.push_back(f > 0 ? "inf" : "-inf");
+        continue;
+      }
+      if (std::isnan(f))
+        throw_error("cannot write weight '" + names[id] + "': its data holds nan, which a graph file cannot hold");
       values.push_back(float_json(f));
     }
     j["data"] = std::move(values);
