@@ -5,6 +5,8 @@
 // operator timer and the cost model's cache.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/cost_model.h"
 #include "runtime/cost/fusion.h"
@@ -87,6 +89,40 @@ TEST_CASE("matmul: plain, batched, a shared rank-2 operand, an activation on the
   for (NodeId out : {batched, shared, right}) g.add_output(ref(out));
   require_agrees(g);
   require_primitives(g);
+}
+
+TEST_CASE("a weight broadcast over a batch of few rows is one GEMM over all the rows", "[cpu]") {
+  // An attention's input projection after a transpose: [seq, 1, d] x [d, 3d]
+  // ran as one 1-row GEMM per sequence position (15 ms against 0.9 at BERT's sizes).
+  Graph g;
+  NodeId x = g.add_input("x", {1, 6, 16});
+  OpParams perm;
+  perm.perm = {1, 0, 2, -1, -1, -1};
+  NodeId t = g.add(OpType::transpose, {ref(x)}, perm);
+  NodeId proj = g.add(OpType::matmul, {ref(t), ref(g.add_weight("w", {16, 24}))});
+  NodeId biased = g.add(OpType::ewadd, {ref(g.add_weight("b", {24})), ref(proj)});
+  NodeId batch3 =
+      g.add(OpType::matmul, {ref(g.add_input("y", {2, 3, 5, 16})), ref(g.add_weight("w3", {16, 8}))});
+  NodeId batched =
+      g.add(OpType::matmul, {ref(g.add_input("z", {3, 2, 16})), ref(g.add_input("v", {3, 16, 4}))});
+  for (NodeId out : {biased, batch3, batched}) g.add_output(ref(out));
+  require_agrees(g);
+  CHECK_THAT(kernel_of(g, proj).algorithm, Catch::Matchers::Contains("+rows_merged"));
+  CHECK_THAT(kernel_of(g, batch3).algorithm, Catch::Matchers::Contains("+rows_merged"));
+  CHECK_THAT(kernel_of(g, batched).algorithm,
+             !Catch::Matchers::Contains("+rows_merged"));  // its own B per batch
+}
+
+TEST_CASE("a weight holding -inf (an attention mask) checks as exact where it is the same -inf", "[cpu]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  Graph g;
+  NodeId scores = g.add_input("scores", {2, 3, 3});
+  NodeId mask = g.add_weight("mask", {3, 3}, {0, -inf, -inf, 0, 0, -inf, 0, 0, 0});
+  NodeId masked = g.add(OpType::ewadd, {ref(scores), ref(mask)});
+  g.add_output(ref(g.add(OpType::softmax, {ref(masked)}, axis(2))));
+  const cpu::CpuCheck c = run_and_check(g);
+  CHECK(c.weight_error == 0);
+  CHECK(c.output_error < 1e-5);
 }
 
 TEST_CASE("element-wise: same shapes in oneDNN's formats, broadcasting on either side, smul", "[cpu]") {

@@ -125,12 +125,16 @@ TEST_CASE("matmul reaches cuBLAS as a column-major GEMM that reproduces the refe
   struct Case {
     Shape a, b;
   };
-  for (Case c : {Case{{5, 7}, {7, 3}}, Case{{4, 5, 7}, {4, 7, 3}}, Case{{4, 5, 7}, {7, 3}},
-                 Case{{5, 7}, {4, 7, 3}}, Case{{2, 3, 5, 7}, {2, 3, 7, 9}}})
+  for (Case c :
+       {Case{{5, 7}, {7, 3}}, Case{{4, 5, 7}, {4, 7, 3}}, Case{{4, 5, 7}, {7, 3}}, Case{{5, 7}, {4, 7, 3}},
+        Case{{2, 3, 5, 7}, {2, 3, 7, 9}}, Case{{6, 1, 7}, {7, 3}}, Case{{2, 3, 5, 7}, {7, 9}}})
     for (bool col_major : {false, true}) {
       Tensor<double> a = random_tensor(c.a, 3), b = random_tensor(c.b, 4);
       Tensor<double> want = reference(OpType::matmul, {}, {&a, &b});
       MatmulShape s = matmul_shape(a.shape, b.shape, want.shape, col_major);
+      // a right operand broadcast over a row-major batch: one GEMM over all the rows
+      const bool merged = !col_major && c.a.rank() > 2 && c.b.rank() == 2;
+      CHECK((s.batches == 1) == (want.shape.rank() == 2 || merged));
       GemmCall g = gemm_call(s);
       std::vector<double> da = col_major ? flip_storage(a.data, s.m, s.k) : a.data;
       std::vector<double> db = col_major ? flip_storage(b.data, s.k, s.n) : b.data;

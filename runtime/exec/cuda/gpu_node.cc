@@ -87,6 +87,14 @@ MatmulShape matmul_shape(const Shape& a, const Shape& b, const Shape& out, bool 
   s.a_step = a.rank() == out.rank() ? s.m * s.k : 0;
   s.b_step = b.rank() == out.rank() ? s.k * s.n : 0;
   s.col_major = col_major;
+  // B broadcast over a batched row-major A (an attention's projection after its
+  // transpose, [seq, 1, d] x [d, 3d]): one GEMM over all of A's rows instead of
+  // one of a few rows per batch entry (the CPU executor's matmul_dims).
+  if (!col_major && s.b_step == 0 && s.a_step != 0 && s.batches > 1) {
+    s.m *= s.batches;
+    s.batches = 1;
+    s.a_step = s.m * s.k;
+  }
   return s;
 }
 
