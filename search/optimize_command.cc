@@ -251,6 +251,7 @@ int optimize_command(const std::vector<std::string>& args) {
   const RuleDatabases dbs = read_rule_databases(split_rule_paths(a->rules), &model,
                                                 [&](RuleStatus s) { return rule_usable(s, a->options); });
   const RuleDatabase& db = dbs.all;
+  for (const std::string& why : dbs.skipped) std::cerr << "superopt: skipped " << why << "\n";
   std::unique_ptr<CostModel> cost = make_cost_model(a->cost);
   const int e2e_rounds = end_to_end_rounds(a->e2e_rounds, end_to_end_threads(a->cost), a->cost);
   // The time limit counts from the start (SearchOptions::started), so loading counts too.

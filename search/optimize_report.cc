@@ -76,7 +76,8 @@ SearchKind parse_search_kind(const std::string& name) {
 }
 
 // A database whose operator set lists no operators is judged by the operators of its rules.
-void check_rules_fit_model(const RuleDatabase& db, const Graph& model, const std::string& file) {
+std::optional<std::string> rules_miss_model(const RuleDatabase& db, const Graph& model,
+                                            const std::string& file) {
   std::set<OpType> model_ops, rule_ops;
   for (const Node& n : model.nodes()) model_ops.insert(n.op);
   try {
@@ -92,9 +93,13 @@ void check_rules_fit_model(const RuleDatabase& db, const Graph& model, const std
     shared |= model_ops.count(op) > 0;
     names += (names.empty() ? "" : ", ") + std::string(op_name(op));
   }
-  if (!shared)
-    throw Error(file + ": rules from another operator set: none of the operators of '" + db.info.opset_name +
-                "' (" + names + ") occurs in the model");
+  if (shared) return std::nullopt;
+  return file + ": rules from another operator set: none of the operators of '" + db.info.opset_name + "' (" +
+         names + ") occurs in the model";
+}
+
+void check_rules_fit_model(const RuleDatabase& db, const Graph& model, const std::string& file) {
+  if (std::optional<std::string> why = rules_miss_model(db, model, file)) throw Error(*why);
 }
 
 const char* check_status(const NumericalCheck& check) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "runtime/core/graph.h"
@@ -22,6 +23,10 @@ SearchKind parse_search_kind(const std::string& name);
 // operator this superopt does not know, or shares no operator with the model.
 // Throws Error starting with `file`.
 void check_rules_fit_model(const RuleDatabase& db, const Graph& model, const std::string& file);
+// Why the database cannot apply to the model (none of its operators occurs in it), or nullopt;
+// throws Error where its operator set cannot be read.
+std::optional<std::string> rules_miss_model(const RuleDatabase& db, const Graph& model,
+                                            const std::string& file);
 
 // The process's peak resident memory in MB (what OCGGS Table 3c reports).
 double peak_memory_mb();

@@ -26,10 +26,16 @@ size_t RuleDatabases::database_of(size_t id) const {
 RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph* model,
                                   const RuleDatabase::GraphsWanted& wanted) {
   RuleDatabases dbs;
-  dbs.paths = paths;
   for (const std::string& path : paths) {
     RuleDatabase db = RuleDatabase::read(path, wanted);
-    if (model) check_rules_fit_model(db, *model, path);
+    // Of several databases, one about other operators is left out (an imported transformer
+    // given the CNN sets too); alone, or when every one is, it is the user's mistake.
+    if (std::optional<std::string> why = model ? rules_miss_model(db, *model, path) : std::nullopt) {
+      if (paths.size() == 1) throw Error(*why);
+      dbs.skipped.push_back(*why);
+      continue;
+    }
+    dbs.paths.push_back(path);
     dbs.first.push_back(dbs.all.rules.size());
     if (dbs.first.size() == 1) {
       dbs.all = std::move(db);
@@ -37,6 +43,9 @@ RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const G
     }
     for (Rule& rule : db.rules) dbs.all.rules.push_back(std::move(rule));
   }
+  if (dbs.paths.empty())
+    throw Error("--rules: no database given applies to the model (" + dbs.skipped.front() + ", and " +
+                std::to_string(dbs.skipped.size() - 1) + " more)");
   return dbs;
 }
 

@@ -17,8 +17,9 @@ std::vector<std::string> split_rule_paths(const std::string& list);
 // The databases' rules one after another in `all` (the search numbers them so:
 // the second database's rule k is rule first[1] + k); `all.info` is the first's.
 struct RuleDatabases {
-  std::vector<std::string> paths;
-  std::vector<size_t> first;  // per database: the index in `all` of its rule 0
+  std::vector<std::string> paths;    // the databases searched
+  std::vector<std::string> skipped;  // why each database left out was (none of its operators in the model)
+  std::vector<size_t> first;         // per database: the index in `all` of its rule 0
   RuleDatabase all;
 
   // The database rule `id` of `all` came from, and the end of a database's rules in `all`.
@@ -27,7 +28,9 @@ struct RuleDatabases {
 };
 
 // Reads each (RuleDatabase::read with `wanted`); with a model, checks each
-// database's operators against it (check_rules_fit_model).
+// database's operators against it: of several, one that shares no operator
+// with the model is skipped (`skipped` says why); alone, or when all are, that
+// is an Error.
 RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph* model = nullptr,
                                   const RuleDatabase::GraphsWanted& wanted = {});
 

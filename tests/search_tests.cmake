@@ -102,6 +102,13 @@ superopt_optimize_test(optimize_no_verified_rule 2 "no verified rule" ONE_LINE
 superopt_optimize_test(optimize_other_opset 2 "small2\\.h5: rules from another operator set: none of the operators of 'small'" ONE_LINE
   COMMAND ${superopt_bin} optimize ${CMAKE_CURRENT_SOURCE_DIR}/data/search/pooling_only.json --rules ${search_small2}
           --allow-unverified)
+# Of several databases, one about other operators is skipped and said so; when none applies, exit 2.
+superopt_optimize_test(optimize_skips_other_opset 0 "skipped .*small2\\.h5: rules from another operator set"
+  COMMAND ${superopt_bin} optimize ${CMAKE_CURRENT_SOURCE_DIR}/data/search/pooling_only.json
+          --rules ${search_small2},${search_taso3} --allow-unverified --time-limit 10)
+superopt_optimize_test(optimize_no_database_applies 2 "no database given applies to the model \\(.*small2\\.h5: .*, and 1 more\\)" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${CMAKE_CURRENT_SOURCE_DIR}/data/search/pooling_only.json
+          --rules ${search_small2},${search_small2} --allow-unverified)
 superopt_optimize_test(optimize_unknown_cost_model 2 "unknown cost model 'roofline'" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules ${search_taso3} --allow-unverified --cost roofline)
 superopt_optimize_test(optimize_missing_rules 2 "cannot open /nonexistent/rules\\.h5" ONE_LINE
