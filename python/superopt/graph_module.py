@@ -221,12 +221,18 @@ class Codegen:
         if op == "batchnorm":
             x, scale, bias, mean, var = ins
             return f"F.batch_norm({x}, {mean}, {var}, {scale}, {bias}, False, 0.0, {epsilon(params)!r})"
-        if op == "layer_norm":  # eps: a one-element weight, read once as a float when the module is made
-            x, gamma, beta, eps = ins
-            size = int(self.shape_of(node["inputs"][0])[-1])
-            gamma, beta = (v if len(self.shape_of(r)) == 1 else f"{v}.reshape(-1)"
+        if op == "layer_norm":
+            # superopt's operator (an opset-17 import): x, scale, bias, normalized from `axis` on, its
+            # epsilon a parameter; module_folds' (the spelled-out opset-13 form): eps a one-element
+            # weight, read once as a float when the module is made, over the last dimension
+            x, gamma, beta = ins[:3]
+            in_shape = [int(d) for d in self.shape_of(node["inputs"][0])]
+            axis = params.get("axis", -1) % len(in_shape) if len(ins) == 3 else len(in_shape) - 1
+            normalized = tuple(in_shape[axis:])
+            gamma, beta = (v if tuple(self.shape_of(r)) == normalized else f"{v}.reshape({normalized})"
                            for v, r in zip((gamma, beta), node["inputs"][1:3]))
-            return f"F.layer_norm({x}, ({size},), {gamma}, {beta}, {self.scalar(eps)})"
+            eps = self.scalar(ins[3]) if len(ins) == 4 else repr(epsilon(params))
+            return f"F.layer_norm({x}, {normalized}, {gamma}, {beta}, {eps})"
         folded = self.folded_op(op, params, ins)
         if folded is not None:
             return folded
