@@ -54,7 +54,8 @@ std::vector<float> read_data(const Json& v, const Shape& shape, const Where& w) 
     if (!f && v[i].is_string() && (v[i] == "inf" || v[i] == "-inf"))  // what the writer makes of infinities
       f = v[i] == "inf" ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
     if (!f)
-      w.fail("data[" + std::to_string(i) + "]", "expected a number in float range, \"inf\" or \"-inf\"" + got(v[i]));
+      w.fail("data[" + std::to_string(i) + "]",
+             "expected a number in float range, \"inf\" or \"-inf\"" + got(v[i]));
     data.push_back(*f);
   }
   return data;

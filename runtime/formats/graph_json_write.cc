@@ -47,7 +47,8 @@ Json source_json(const Graph& g, NodeId id, const std::vector<std::string>& name
         continue;
       }
       if (std::isnan(f))
-        throw_error("cannot write weight '" + names[id] + "': its data holds nan, which a graph file cannot hold");
+        throw_error("cannot write weight '" + names[id] +
+                    "': its data holds nan, which a graph file cannot hold");
       values.push_back(float_json(f));
     }
     j["data"] = std::move(values);
