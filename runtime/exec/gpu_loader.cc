@@ -90,6 +90,12 @@ const GpuBackend& backend(std::string_view what) {
   return *l.backend;
 }
 
+// The backend, for an entry point that needs device 0 (require_gpu: the library loaded and a device found).
+const GpuBackend& device_backend(std::string_view what) {
+  require_gpu(what);
+  return *loaded().backend;
+}
+
 }  // namespace
 
 cuda::CudaInfo gpu_cuda_info() {
@@ -116,19 +122,16 @@ CostTableInfo gpu_table_info() {
 }
 
 GpuRunReport gpu_run_graph(const Graph& g, const GpuOptions& options, bool check, bool op_sum) {
-  require_gpu("run --gpu");
-  return backend("run --gpu").run_graph(g, options, check, op_sum);
+  return device_backend("run --gpu").run_graph(g, options, check, op_sum);
 }
 
 int gpu_measure(std::span<const Graph> graphs, CostTable& table, const GpuOptions& options,
                 const std::function<void(const std::string&, const CostEntry&)>& on_measured) {
-  require_gpu("measure");
-  return backend("measure").measure(graphs, table, options, on_measured);
+  return device_backend("measure").measure(graphs, table, options, on_measured);
 }
 
 std::unique_ptr<GpuCostModel> make_gpu_cost_model(const GpuOptions& options) {
-  require_gpu("cost model gpu");
-  return backend("cost model gpu").make_cost_model(options);
+  return device_backend("cost model gpu").make_cost_model(options);
 }
 
 }  // namespace superopt
