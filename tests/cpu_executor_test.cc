@@ -105,8 +105,11 @@ TEST_CASE("a weight broadcast over a batch of few rows is one GEMM over all the 
       g.add(OpType::matmul, {ref(g.add_input("y", {2, 3, 5, 16})), ref(g.add_weight("w3", {16, 8}))});
   NodeId batched =
       g.add(OpType::matmul, {ref(g.add_input("z", {3, 2, 16})), ref(g.add_input("v", {3, 16, 4}))});
-  for (NodeId out : {biased, batch3, batched}) g.add_output(ref(out));
+  // A batch of one too: as rank 2 the weight is packed (BERT's feed-forward, 15 % faster).
+  NodeId single = g.add(OpType::matmul, {ref(x), ref(g.add_weight("w1", {16, 24}))});
+  for (NodeId out : {biased, batch3, batched, single}) g.add_output(ref(out));
   require_agrees(g);
+  CHECK_THAT(kernel_of(g, single).algorithm, Catch::Matchers::Contains("+rows_merged"));
   CHECK_THAT(kernel_of(g, proj).algorithm, Catch::Matchers::Contains("+rows_merged"));
   CHECK_THAT(kernel_of(g, batch3).algorithm, Catch::Matchers::Contains("+rows_merged"));
   CHECK_THAT(kernel_of(g, batched).algorithm,
