@@ -15,6 +15,19 @@ fail() { echo "cpu_cli_test: FAIL: $*"; exit 1; }
 grep -q '"passed": true' "$dir/run.json" || fail "run --check did not pass: $(cat "$dir/run.json")"
 grep -q '"op_sum_ms"' "$dir/run.json" || fail "run --op-sum printed no op_sum_ms"
 "$bin" run builtin:nasrnn --device cpu --threads 1 --repeat 2 | grep -q "1 threads" || fail "run --threads 1"
+"$bin" run builtin:nasrnn --device cpu --threads 1 --repeat 2 --json | grep -q '"thread_trial"' &&
+  fail "run --threads 1 tried thread counts"
+# Without --threads: 1 and every core tried, the faster run (one core: no trial).
+"$bin" run builtin:nasrnn --device cpu --repeat 2 --json >"$dir/threads.json" || fail "run without --threads"
+/usr/bin/python3 - "$dir/threads.json" "$(nproc)" <<'PY' || fail "run's thread choice: $(cat "$dir/threads.json")"
+import json, sys
+r, cores = json.load(open(sys.argv[1])), int(sys.argv[2])
+trial = r.get("thread_trial", [])
+assert sorted(t["threads"] for t in trial) == ([1, cores] if cores > 1 else []), trial
+if trial:
+    assert r["threads"] == min(trial, key=lambda t: t["median_ms"])["threads"], (r["threads"], trial)
+    assert f"{r['threads']} threads" in r["device"], r["device"]
+PY
 
 rm -f "$dir/cpu.h5"
 "$bin" measure builtin:squeezenet "$graph" --device cpu --threads 1 --out "$dir/cpu.h5" --repeat 3 --warmup 1 \

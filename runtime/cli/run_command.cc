@@ -33,6 +33,13 @@ void print_text(const std::string& model, DeviceKind kind, const ExecOptions& op
             << "\nlatency: median " << cli::ms_text(r.median_ms) << " ms, p10 " << cli::ms_text(r.p10_ms)
             << " ms, p90 " << cli::ms_text(r.p90_ms) << " ms over " << r.repeats << " runs\n"
             << "spread: " << cli::spread_text(cli::run_spread(r)) << "\n";
+  if (!r.thread_trial.empty()) {
+    std::cout << "threads: " << r.threads << ", the faster in a trial (";
+    for (size_t i = 0; i < r.thread_trial.size(); ++i)
+      std::cout << (i ? ", " : "") << r.thread_trial[i].threads << ": "
+                << cli::ms_text(r.thread_trial[i].median_ms) << " ms";
+    std::cout << "; --threads N fixes the count)\n";
+  }
   if (r.checked)
     std::cout << "check: " << (check_failed ? "FAILED" : "passed") << " (tolerance " << tolerance
               << ")\n  worst operator on its device inputs: " << r.node_error << "  " << r.worst_node
@@ -53,7 +60,7 @@ int run_command(const std::vector<std::string>& args) {
       "[--seed S] [--tf32] [--input-shape NAME=DIMS] [--json]";
   std::string model, device;
   std::vector<std::string> input_shapes;
-  int threads = -1;  // not given: every core
+  int threads = -1;  // not given: 1 or every core, whichever runs the graph faster
   bool gpu = false, check = false, op_sum = false, json = false;
   ExecOptions options;
   po::options_description desc("options");
@@ -61,8 +68,10 @@ int run_command(const std::vector<std::string>& args) {
       "device", po::value(&device),
       "cpu (oneDNN) or cuda (device 0); required: the CPU reference is `superopt graph run`")(
       "gpu", po::bool_switch(&gpu), "the same as --device cuda")(
-      "threads", cli::positive(&threads, "--threads"), "cpu: threads (default: every core)")(
-      "repeat", cli::positive(&options.repeats, "--repeat"), "timed whole-graph runs (default 100)")(
+      "threads", cli::positive(&threads, "--threads"),
+      "cpu: threads (default: 1 or every core, whichever runs this graph faster in a brief interleaved "
+      "trial)")("repeat", cli::positive(&options.repeats, "--repeat"),
+                "timed whole-graph runs (default 100)")(
       "warmup", cli::non_negative(&options.warmup, "--warmup"), "untimed runs first (default 10)")(
       "check", po::bool_switch(&check),
       "compare every operator, weight and output with the CPU reference in double (exit 1 if off)")(
@@ -82,6 +91,7 @@ int run_command(const std::vector<std::string>& args) {
     throw Error("run: --device cpu|cuda is required (the CPU reference runs with `superopt graph run`)");
   const DeviceKind kind = gpu ? DeviceKind::cuda : parse_device(device);
   if (threads != -1) options.threads = checked_threads(threads, "run");
+  options.choose_threads = threads == -1 && kind == DeviceKind::cpu;  // the faster of 1 and every core
   if (kind == DeviceKind::cuda) require_gpu("run --device cuda");
 
   Graph g = load_model(model, cli::model_options(input_shapes));

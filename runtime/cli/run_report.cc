@@ -50,6 +50,13 @@ nlohmann::ordered_json run_report_json(const std::string& model, DeviceKind kind
                   {"worst_output", r.worst_output}};
   }
   if (r.op_summed) j["op_sum_ms"] = r.op_sum_ms;
+  if (kind == DeviceKind::cpu) j["threads"] = r.threads;
+  if (!r.thread_trial.empty()) {
+    nlohmann::ordered_json trial = nlohmann::ordered_json::array();
+    for (const ThreadTrial& t : r.thread_trial)
+      trial.push_back({{"threads", t.threads}, {"median_ms", t.median_ms}});
+    j["thread_trial"] = trial;
+  }
   j["spread"] = cli::spread_json(cli::run_spread(r));
   return j;
 }

@@ -30,6 +30,15 @@ struct ExecOptions {
   uint64_t seed = 1;        // of the random inputs and weights (as `graph run --seed`)
   bool allow_tf32 = false;  // cuda only: FP32 unless asked
   int threads = 0;          // cpu only: 0 = every core
+  // cpu only (run's default): time 1 thread against every core on the graph
+  // first, briefly and interleaved, and run the faster (ignores `threads`).
+  bool choose_threads = false;
+};
+
+// One thread count timed by ExecOptions::choose_threads.
+struct ThreadTrial {
+  int threads = 0;
+  double median_ms = 0;
 };
 
 struct RunReport {
@@ -55,6 +64,9 @@ struct RunReport {
   // op_sum: every operator node's cost measured alone (equal signatures once), summed.
   bool op_summed = false;
   double op_sum_ms = 0;
+  // choose_threads: each count tried (empty on one core or when not asked).
+  std::vector<ThreadTrial> thread_trial;
+  int threads = 0;  // cpu: the threads the timed runs used
 };
 
 // A cost model that measures each new signature on the device and caches it;

@@ -2,6 +2,9 @@
 // the on-the-fly "cpu" cost model, on oneDNN.
 #include "runtime/exec/cpu/cpu_executor.h"
 
+#include <algorithm>
+#include <memory>
+
 #include "runtime/core/graph_analysis.h"
 #include "runtime/cost/cost_spread.h"
 #include "runtime/cost/fusion.h"
@@ -148,8 +151,13 @@ class CpuExecutor : public Executor {
   CostTableInfo table_info() const override { return cpu_table_info(threads_); }
 
   RunReport run_graph(const Graph& g, bool check, bool op_sum) override {
-    cpu::CpuGraph graph(cache_, g, options_.seed);
     RunReport r;
+    std::unique_ptr<cpu::KernelCache> own_cache;  // the chosen count's primitives
+    std::unique_ptr<cpu::CpuGraph> chosen =
+        options_.choose_threads ? choose_threads(g, own_cache, r.thread_trial) : nullptr;
+    if (!chosen) chosen = std::make_unique<cpu::CpuGraph>(cache_, g, options_.seed);
+    cpu::CpuGraph& graph = *chosen;
+    r.threads = threads_;
     r.device = device_text();
     r.launches = graph.num_launches();
     r.reorders = graph.num_reorders();
@@ -213,6 +221,43 @@ class CpuExecutor : public Executor {
   }
 
  private:
+  // run's default thread count (issue 34): every core helps a large graph and
+  // slows a small one, whose many short primitives each wait for the threads
+  // to wake (OpenMP's passive waits, which a loaded machine needs: nasrnn 1.5
+  // ms at 1 thread, 5.2 at 2 on an idle 2-core VM). Both are built and timed,
+  // interleaved, a few runs a round; the faster graph is returned, its count
+  // set. Null on one core.
+  std::unique_ptr<cpu::CpuGraph> choose_threads(const Graph& g, std::unique_ptr<cpu::KernelCache>& cache_out,
+                                                std::vector<ThreadTrial>& trial) {
+    const int cores = cpu::available_cores();
+    if (cores == 1) return nullptr;
+    const std::vector<int> counts{cores, 1};
+    std::vector<std::unique_ptr<cpu::KernelCache>> caches;
+    std::vector<std::unique_ptr<cpu::CpuGraph>> graphs;
+    std::vector<double> first_ms;
+    for (int t : counts) {  // primitives are made for the threads current when they are made
+      cpu::set_threads(t);
+      caches.push_back(std::make_unique<cpu::KernelCache>());
+      graphs.push_back(std::make_unique<cpu::CpuGraph>(*caches.back(), g, options_.seed));
+      first_ms.push_back(median_ms(cpu::time_runs_ms(1, 1, [&](int) { graphs.back()->run(); })));
+    }
+    constexpr int kRounds = 3;
+    const int runs = *std::max_element(first_ms.begin(), first_ms.end()) > 50 ? 1 : 3;
+    std::vector<std::vector<double>> medians(counts.size());
+    for (int round = 0; round < kRounds; ++round)
+      for (size_t k = 0; k < counts.size(); ++k) {
+        cpu::set_threads(counts[k]);
+        medians[k].push_back(median_ms(cpu::time_runs_ms(0, runs, [&](int) { graphs[k]->run(); })));
+      }
+    size_t best = 0;
+    for (size_t k = 0; k < counts.size(); ++k) {
+      trial.push_back({counts[k], median_ms(medians[k])});
+      if (trial[k].median_ms < trial[best].median_ms) best = k;
+    }
+    threads_ = cpu::set_threads(counts[best]);
+    cache_out = std::move(caches[best]);
+    return std::move(graphs[best]);
+  }
   std::string device_text() const {
     return cpu::cpu_model() + ", " + std::to_string(threads_) + " threads, oneDNN " + cpu::onednn_version();
   }
