@@ -17,6 +17,7 @@ std::string run_graph(const GraphHandle& h, const std::string& device, int threa
   const DeviceKind kind = parse_device(device);
   ExecOptions options;
   if (threads != 0) options.threads = checked_threads(threads, "run");
+  options.choose_threads = threads == 0 && kind == DeviceKind::cpu;  // as `superopt run` without --threads
   if (repeats < 1) throw Error("run: repeat must be at least 1, got " + std::to_string(repeats));
   if (warmup < 0) throw Error("run: warmup must be at least 0, got " + std::to_string(warmup));
   options.repeats = repeats;

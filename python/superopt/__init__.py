@@ -276,8 +276,9 @@ def run(graph, device="cpu", threads=None, repeat=100, warmup=10, check=False, o
     """Runs and times a graph on a device; returns a RunResult. `superopt run --device DEVICE`.
 
     device: "cpu" (oneDNN) or "cuda" (raises superopt.Error "no CUDA device (...)" without
-    one). threads: CPU threads (default: every core). repeat timed whole-graph runs after
-    warmup untimed ones, on seeded random inputs and weights (weights with data keep theirs).
+    one). threads: CPU threads (default: 1 or every core, whichever a brief interleaved trial
+    on the graph finds faster, as `superopt run` without --threads: the report's "threads" and
+    "thread_trial"). repeat timed whole-graph runs after warmup untimed ones, on seeded random inputs and weights (weights with data keep theirs).
     check: compare every operator, folded weight and output with the CPU reference in double
     (result.check; result.check["passed"] is False above the tolerance). op_sum: also time
     every operator alone.
