@@ -1,6 +1,7 @@
 """superopt.torch.optimize: a PyTorch module in, an optimized module out that computes the same
 function: equal outputs in float64 (1e-9 relative) on torchvision models and a transformer encoder."""
 import copy
+import functools
 import io
 import math
 
@@ -15,6 +16,14 @@ import superopt.torch  # noqa: E402
 TOLERANCE = 1e-9
 
 
+@functools.lru_cache(maxsize=None)
+def cnn_rules():
+    """superopt.cnn_rules(), what superopt.torch.optimize searches with by default, read once for
+    the file as one RuleDatabase (reading the three databases took about 2.5 s in each of 16 calls).
+    test_several_inputs_and_outputs keeps the default, rules=None."""
+    return superopt.RuleDatabase(superopt.cnn_rules())
+
+
 def relative_error(got, want):
     return float((got - want).abs().max() / want.abs().max())
 
@@ -23,7 +32,7 @@ def optimized_equals_original(module, example, **options):
     torch.manual_seed(0)
     module = module.double().eval()
     example = example.double()
-    optimized = superopt.torch.optimize(module, example, time_limit=30, **options)
+    optimized = superopt.torch.optimize(module, example, rules=cnn_rules(), time_limit=30, **options)
     assert isinstance(optimized, torch.nn.Module)
     assert optimized.result.check["passed"], optimized.result.check
     other = torch.rand_like(example) * 2 - 1  # not the example: the module is not specialised to it
@@ -141,7 +150,7 @@ def test_attention_peepholes_do_not_fire_on_what_is_not_attention():
     module = LooksLikeAttention().double().eval()
     inputs = (torch.rand(2, 16, 16, dtype=torch.float64), torch.rand(2, 16, 16, dtype=torch.float64),
               torch.rand(1, dtype=torch.float64) + 0.5)
-    optimized = superopt.torch.optimize(module, inputs, time_limit=20)
+    optimized = superopt.torch.optimize(module, inputs, rules=cnn_rules(), time_limit=20)
     assert optimized.result.check["passed"]
     assert optimized.folds == {"linear": 2}
     assert " / " in optimized.source and " * " in optimized.source  # both scales stay where they were
@@ -210,7 +219,7 @@ def test_float32_in_the_blocked_layout(name):
     torch.manual_seed(5)
     module = getattr(torchvision.models, name)().eval()
     example = torch.rand(1, 3, 64, 64)
-    optimized = superopt.torch.optimize(module, example, time_limit=30, layout="mkldnn")
+    optimized = superopt.torch.optimize(module, example, rules=cnn_rules(), time_limit=30, layout="mkldnn")
     assert optimized.layout == "mkldnn" and "torch.mkldnn_convolution(" in optimized.source
     with torch.no_grad():
         for x in (example, torch.rand_like(example)):
@@ -222,7 +231,7 @@ def test_float32_in_the_blocked_layout(name):
     torch.save(optimized.state_dict(), saved)  # the dense buffers only
     with torch.no_grad():
         assert torch.equal(copied(example), optimized(example))
-    auto = superopt.torch.optimize(module, example, time_limit=30)  # the faster of both, timed
+    auto = superopt.torch.optimize(module, example, rules=cnn_rules(), time_limit=30)  # the faster of both, timed
     assert auto.layout in ("dense", "mkldnn")
 
 
@@ -233,7 +242,7 @@ def test_auto_layout_is_dense_without_convolutions():
     layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64, dropout=0.0)
     module = torch.nn.TransformerEncoder(layer, num_layers=1).eval()
     example = torch.rand(8, 2, 32)
-    optimized = superopt.torch.optimize(module, example, time_limit=20)
+    optimized = superopt.torch.optimize(module, example, rules=cnn_rules(), time_limit=20)
     assert optimized.layout == "dense"
     with torch.no_grad():
         assert relative_error(optimized(example), module(example)) <= 1e-5
