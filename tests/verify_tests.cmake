@@ -24,10 +24,12 @@ catch_discover_tests(soundness_tests TEST_PREFIX "soundness:")
 
 add_executable(check_drawn_members check_drawn_members.cc)
 target_link_libraries(check_drawn_members PRIVATE superopt_verify)
+# The database: the search_rules fixture's `enumerate --max-ops 3` (search_tests.cmake), copied.
 add_test(NAME soundness_fresh_3_ops
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/soundness_fresh_test.sh $<TARGET_FILE:superopt>
-                 $<TARGET_FILE:check_drawn_members> ${MPIEXEC_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/soundness_fresh)
-set_tests_properties(soundness_fresh_3_ops PROPERTIES LABELS mpi TIMEOUT 900
+                 $<TARGET_FILE:check_drawn_members> ${MPIEXEC_EXECUTABLE} ${CMAKE_CURRENT_BINARY_DIR}/soundness_fresh
+                 ${search_taso3})
+set_tests_properties(soundness_fresh_3_ops PROPERTIES LABELS mpi TIMEOUT 900 FIXTURES_REQUIRED search_rules
                      PASS_REGULAR_EXPRESSION "soundness_fresh_test: ok" FAIL_REGULAR_EXPRESSION "FAIL")
 
 # Derivations: derive, replay, invalidate; the derive and check-proofs commands.
