@@ -46,7 +46,7 @@ constexpr const char* kUsage =
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
     "[--search backtracking|pruning|dpp|sampling|exhaustive|eqsat] [--max-length 10] [--sample-size 20] "
     "[--eta 1] "
-    "[--eqsat-nodes 20000] [--eqsat-iterations 8] [--eqsat-multi-iterations 2] [--eqsat-match-limit 0] "
+    "[--eqsat-nodes 40000] [--eqsat-iterations 8] [--eqsat-multi-iterations 2] [--eqsat-match-limit 0] "
     "[--eqsat-time-limit 10] "
     "[--extract greedy|ilp] "
     "[--ilp-time-limit 4] "
@@ -114,7 +114,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "with CPU costs: time the input and the best graphs end to end in N interleaved rounds and return "
       "the fastest, never one slower than the input (default 5; 0: off)")(
       "eqsat-nodes", cli::positive(&o.eqsat_max_nodes, "--eqsat-nodes"),
-      "eqsat: e-node limit (default 20000)")("eqsat-iterations",
+      "eqsat: e-node limit (default 40000)")("eqsat-iterations",
                                              cli::positive(&o.eqsat_max_iterations, "--eqsat-iterations"),
                                              "eqsat: iteration limit (default 8)")(
       "eqsat-multi-iterations", cli::non_negative(&o.eqsat_multi_iterations, "--eqsat-multi-iterations"),

@@ -75,7 +75,7 @@ struct SearchOptions {
   // Graphs the backtracking search keeps beside its best (OptimizeResult::alternatives).
   int alternatives = 3;
   // eqsat (runtime/egraph/): Tensat's safeguards, and the extraction.
-  int eqsat_max_nodes = 20000;     // e-nodes: the saturation stops adding past this
+  int eqsat_max_nodes = 40000;     // e-nodes: the saturation stops adding past this
   int eqsat_max_iterations = 8;    // match-apply-rebuild rounds
   int eqsat_multi_iterations = 2;  // rounds that apply multi-output rules (Tensat's k_multi)
   int eqsat_match_limit = 0;       // egg's BackoffScheduler: matches per rule and round before a ban; 0: off

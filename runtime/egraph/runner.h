@@ -20,7 +20,7 @@ namespace superopt::egraph {
 
 struct RunnerLimits {
   int max_iterations = 8;
-  int max_nodes = 20000;
+  int max_nodes = 40000;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   // Rules with more than one output grow an e-graph fastest (Tensat's k_multi):
   // applied in this many first iterations only.
