@@ -17,7 +17,7 @@
 namespace superopt::egraph {
 
 // Above this many e-nodes left after the reductions the greedy choice is kept
-// at once. Measured at the default 20,000-node saturation (taso-3,
+// at once. Measured at a 20,000-node saturation (the default until session 21; taso-3,
 // analytic:h100, 2 cores): at most 18,094 e-nodes left (nasrnn; its LP is
 // integral, optimal in 1.8 s), so the bound only keeps a much larger e-graph
 // (--eqsat-nodes) from spending the time limit building an LP.
