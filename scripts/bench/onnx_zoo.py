@@ -44,7 +44,7 @@ from onnx_torch import dump_values, relative_error, run
 
 BOUND = 1e-8
 COLUMNS = ["model", "opset", "input", "import", "error", "pass", "claimed", "rules", "cpu_ms_before",
-           "cpu_ms_after", "cpu_kept_input", "fallback", "seconds"]
+           "cpu_ms_after", "cpu_kept_input", "fallback", "seconds", "note"]
 
 
 def input_size(name):
@@ -127,8 +127,9 @@ def register_zero(torch, opset):
     torch.onnx.register_custom_op_symbolic("aten::zero", lambda g, x: g.op("Sub", x, x), opset)
 
 
-def check_one(args, kind, name, opset):
-    """One model at one opset: a row of the table."""
+def check_one(args, kind, name, opset, row):
+    """One model at one opset: fills ROW, a row of the table, column by column (a later
+    stage's failure keeps what the earlier ones found)."""
     import onnx
     import torch
     torch.set_num_threads(1)
@@ -136,7 +137,7 @@ def check_one(args, kind, name, opset):
     size = input_size(name)
     out = os.path.join(args.out, f"{name}-{opset}")
     os.makedirs(out, exist_ok=True)
-    row = {"model": name, "opset": opset, "input": f"1x3x{size}x{size}"}
+    row["input"] = f"1x3x{size}x{size}"
     model = build(torch, kind, name, args.seed)
     path = os.path.join(out, "model.onnx")
     torch.onnx.export(model, torch.zeros(1, 3, size, size), path, opset_version=opset,
@@ -146,10 +147,10 @@ def check_one(args, kind, name, opset):
         run([args.superopt, "graph", "check", path, "--json"], "import")
     except RuntimeError as e:
         row["import"] = "FAIL " + failing_operator(str(e))
-        return row
+        return
     row["import"] = "ok"
     if args.import_only:
-        return row
+        return
     dump = os.path.join(out, "ours.h5")
     run([args.superopt, "graph", "run", path, "--dump", dump], "graph run")
     sources, ours = dump_values(dump)
@@ -160,12 +161,18 @@ def check_one(args, kind, name, opset):
         theirs = model(torch.as_tensor(sources["input"], dtype=torch.float64)).numpy()
     row["error"] = relative_error(ours[0], theirs)
     row["pass"] = "PASS" if row["error"] <= BOUND else "FAIL"
+    if args.no_optimize:
+        row["fallback"] = " ".join(fallback_ops(args, [path], out)) or "none"
+        return
     opt = os.path.join(out, "optimized.onnx")
     result = json.loads(run([args.superopt, "optimize", path, "--rules", args.rules, "--out", opt, "--json",
                              "--time-limit", str(args.optimize_s)], "optimize"))
     onnx.checker.check_model(opt)
     row["claimed"] = result["cost_before"] / result["cost_after"] if result["cost_after"] > 0 else math.nan
     row["rules"] = sum(result["rules_applied"].values())
+    if args.no_cpu:  # the fallback column still names every reference-kernel operator
+        row["fallback"] = " ".join(fallback_ops(args, [path, opt], out)) or "none"
+        return
     cpu_opt = os.path.join(out, "optimized-cpu.onnx")
     cpu = json.loads(run([args.superopt, "optimize", path, "--rules", args.rules, "--cost", "cpu:1", "--out", cpu_opt,
                           "--json", "--time-limit", str(args.optimize_s)], "optimize --cost cpu:1"))
@@ -180,7 +187,6 @@ def check_one(args, kind, name, opset):
         row["cpu_ms_before"] = row["cpu_ms_after"] = cpu_ms(args, path)
         row["cpu_kept_input"] = "yes"
     row["fallback"] = " ".join(fallback_ops(args, [path, opt, cpu_opt], out)) or "none"
-    return row
 
 
 def fmt(v):
@@ -194,13 +200,14 @@ def fmt(v):
 def child(args):
     kind, name = args.one.split(":")
     t0 = time.time()
+    row = {"model": name, "opset": args.opset}
     try:
-        row = check_one(args, kind, name, args.opset)
-        if not args.keep:  # the large models' files would fill the disk
-            shutil.rmtree(os.path.join(args.out, f"{name}-{args.opset}"), ignore_errors=True)
-    except Exception as e:  # reported as the row's import column
+        check_one(args, kind, name, args.opset, row)
+    except Exception as e:  # the import column if the import did not pass, else the note
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        row = {"model": name, "opset": args.opset, "import": "ERROR " + msg[:160]}
+        row["import" if row.get("import") != "ok" else "note"] = "ERROR " + msg[:160]
+    if not args.keep:  # the large models' files would fill the disk
+        shutil.rmtree(os.path.join(args.out, f"{name}-{args.opset}"), ignore_errors=True)
     row["seconds"] = round(time.time() - t0, 1)
     print(json.dumps(row))
     return 0
@@ -239,7 +246,8 @@ def parent(args):
 def passthrough(args):
     return ["--superopt", args.superopt, "--rules", args.rules, "--out", args.out, "--seed", str(args.seed),
             "--optimize-s", str(args.optimize_s), "--repeat", str(args.repeat)] + (["--keep"] if args.keep else []) + (
-        ["--import-only"] if args.import_only else [])
+        ["--import-only"] if args.import_only else []) + (["--no-cpu"] if args.no_cpu else []) + (
+            ["--no-optimize"] if args.no_optimize else [])
 
 
 def write_tables(out, rows):
@@ -284,6 +292,10 @@ def main(argv):
     p.add_argument("--repeat", type=int, default=20, help="timed runs of run --device cpu (default 20)")
     p.add_argument("--keep", action="store_true", help="keep each model's ONNX files in OUT")
     p.add_argument("--import-only", action="store_true", help="export and import only (the import column)")
+    p.add_argument("--no-cpu", action="store_true",
+                   help="skip the cpu:1 optimization and its timing (import, error, claimed, fallback only)")
+    p.add_argument("--no-optimize", action="store_true",
+                   help="import, error and fallback only (no optimization: the breadth columns)")
     p.add_argument("--one", help=argparse.SUPPRESS)
     p.add_argument("--opset", type=int, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
