@@ -35,8 +35,8 @@ MODELS = ["resnet18", "resnet50", "resnext50_32x4d", "wide_resnet50_2", "squeeze
           "transformer"]
 
 
-def build(name, torch, seed):
-    """The model in eval() and its input shape."""
+def build(name, torch, seed, image_size=None):
+    """The model in eval() and its input shape (a CNN's image IMAGE_SIZE square if given)."""
     torch.manual_seed(seed)
     if name == "transformer":
         layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True)
@@ -48,7 +48,8 @@ def build(name, torch, seed):
     import torchvision
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
     model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
-    return model, (1, 3, 299, 299) if name == "inception_v3" else (1, 3, 224, 224)
+    size = image_size or (299 if name == "inception_v3" else 224)
+    return model, (1, 3, size, size)
 
 
 def run(cmd, what, timeout=None):
@@ -79,7 +80,7 @@ def relative_error(ours, theirs):
 def check_model(name, args, torch, onnx):
     out = os.path.join(args.out, name)
     os.makedirs(out, exist_ok=True)
-    model, shape = build(name, torch, args.seed)
+    model, shape = build(name, torch, args.seed, args.image_size)
     path = os.path.join(out, f"{name}.onnx")
     mode = torch.onnx.TrainingMode.PRESERVE if args.preserve else torch.onnx.TrainingMode.EVAL
     torch.onnx.export(model, torch.zeros(shape), path, opset_version=13, training=mode,
@@ -130,6 +131,8 @@ def main(argv):
     p.add_argument("--cost", default="analytic:h100")
     p.add_argument("--time-limit", type=float, default=20, help="optimize --time-limit (default 20)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--image-size", type=int,
+                   help="the CNNs' input height and width (default 224, inception_v3 299; CI: 64)")
     p.add_argument("--out", default="onnx-torch-out", help="folder for the exported models and dumps")
     args = p.parse_args(argv)
     for m in args.models:
