@@ -34,7 +34,8 @@ run() {  # figure family blocks K
     flag=${entry#*:}
     [ -s "$base-$name.json" ] ||
       "$superopt" optimize "builtin:$2:$3" --rules "$db" $unverified ${flag/=/ } --max-length "$4" --alpha 1.05 \
-      --budget 1000000000 --time-limit "$time_limit" --json >"$base-$name.json" 2>/dev/null || true
+      --budget 1000000000 --time-limit "$time_limit" --json >"$base-$name.json" 2>"$base-$name.err" ||
+      echo "$0: $2:$3 K=$4 $name failed: $(tail -n 2 "$base-$name.err" | tr '\n' ' ')" >&2
     echo "$1,$2,$3,$4,$name,$(/usr/bin/python3 "$plot" fields "$base-$name.json" $fields)" >>"$csv"
   done
 }
