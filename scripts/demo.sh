@@ -6,7 +6,8 @@
 # them, and print one table: model, cost before and after, speedup, rules used,
 # numerical check. Costs are the measured GPU table data/costs/*.h5 when one is
 # shipped, else the analytic H100 roofline. Beside them, measured on this CPU
-# with the oneDNN backend (`run --device cpu`, every core): the latency of the
+# with the oneDNN backend (`run --device cpu`, at the faster of 1 thread and every
+# core on the input, kept for its optimized graphs): the latency of the
 # input graph, of the graph optimized for the H100 column, and of the graph
 # optimized with CPU costs (the shipped table data/costs/cpu-VENDOR-Nt.h5 when
 # it was measured on this CPU, thread count and oneDNN, else measured on the
@@ -66,16 +67,19 @@ if [ -f "$cpu_table" ] &&
   ! "$superopt" graph check data/models/sru.json --cost "table:$cpu_table" 2>&1 >/dev/null | grep -q warning; then
   cpu_cost=table:$cpu_table
 fi
-echo "== measured CPU latency (run --device cpu, $(nproc) threads, median of 5 ± IQR); CPU-cost optimization with $cpu_cost"
+echo "== measured CPU latency (run --device cpu, median of 5 ± IQR; threads: the faster of 1 and $(nproc) on each input, its optimized graphs at the same count); CPU-cost optimization with $cpu_cost"
 for model in $models; do
   # With CPU costs optimize times the input and its best graphs end to end and never returns a slower one.
   "$superopt" optimize "data/models/$model.json" --rules "$rules" --cost "$cpu_cost" --time-limit 10 \
     --out "$build/demo-$model.cpu-opt.json" --json >"$build/demo-$model.cpu-opt.optimize.json" 2>/dev/null || true
+  threads=()  # the input's choice (run without --threads times 1 and every core), then kept
   for g in "data/models/$model.json:in" "$build/demo-$model.opt.json:h100" "$build/demo-$model.cpu-opt.json:cpu"; do
-    file=${g%:*}
+    file=${g%:*} run_json=$build/demo-$model.run-${g##*:}.json
     [ -f "$file" ] || continue
-    "$superopt" run "$file" --device cpu --repeat 5 --warmup 1 --json >"$build/demo-$model.run-${g##*:}.json" \
-      2>/dev/null || true
+    "$superopt" run "$file" --device cpu "${threads[@]}" --repeat 5 --warmup 1 --json >"$run_json" 2>/dev/null || true
+    [ ${#threads[@]} -gt 0 ] ||
+      threads=(--threads "$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["threads"])' \
+        "$run_json" 2>/dev/null || nproc)")
   done
 done
 /usr/bin/python3 - "$build" $models <<'PY'
@@ -89,11 +93,19 @@ def run_of(m, which):
 def cpu_ms(m, which):
     r = run_of(m, which)
     return "%13s" % ("%.2f±%.2f" % (r["median_ms"], r["spread"]["iqr_ms"]) if r else "-")
+def kept_input(m):
+    try:
+        return json.load(open(f"{build}/demo-{m}.cpu-opt.optimize.json"))["end_to_end"]["returned_input"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 def cpu_gain(m):
-    """input / CPU-optimized, only when the difference exceeds both runs' IQR: within it, noise."""
+    """input / CPU-optimized, only when the difference exceeds both runs' IQR: within it, noise. Where
+    optimize kept the input the two columns time the same graph: no ratio (it would be the load's)."""
     a, b = run_of(m, "in"), run_of(m, "cpu")
     if not a or not b:
         return "%9s" % "-"
+    if kept_input(m):
+        return "%9s" % "same"
     if abs(a["median_ms"] - b["median_ms"]) <= max(a["spread"]["iqr_ms"], b["spread"]["iqr_ms"]):
         return "%9s" % "noise"
     return "%8.2fx" % (a["median_ms"] / b["median_ms"])
@@ -115,17 +127,12 @@ for m in models:
         m, j["cost_before"], j["cost_after"], j["speedup"], sum(j["rules_applied"].values()),
         cpu_ms(m, "in"), cpu_ms(m, "h100"), cpu_ms(m, "cpu"), cpu_gain(m),
         "FAILED" if status == "failed" else status, error, c["how"]))
-kept = []
-for m in models:
-    try:
-        if json.load(open(f"{build}/demo-{m}.cpu-opt.optimize.json"))["end_to_end"]["returned_input"]:
-            kept.append(m)
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+kept = [m for m in models if kept_input(m)]
 print("before_ms/after_ms/speedup: the optimizer's cost model (the H100 column), not measured.\n"
       "cpu_in_ms, cpu_h100_ms, cpu_cpu_ms: measured on this CPU (run --device cpu, median of 5 runs ± their IQR)\n"
       "of the input graph, the graph optimized for the H100 column, and the graph optimized with CPU costs;\n"
-      "cpu_gain: cpu_in / cpu_cpu, printed only when the difference exceeds the IQRs ('noise' otherwise).\n"
+      "cpu_gain: cpu_in / cpu_cpu, printed only when the difference exceeds the IQRs ('noise' otherwise;\n"
+      "'same' where the CPU-cost optimization kept the input, so both columns time one graph).\n"
       "With CPU costs, optimize timed each input against its best graphs, interleaved, and kept the input\n"
       "where none was faster beyond the noise: %s." % (", ".join(kept) or "none"))
 sys.exit(1 if failed else 0)

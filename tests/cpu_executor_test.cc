@@ -593,3 +593,14 @@ TEST_CASE("a CPU table from another machine is reported, one from here is not", 
   CostTableInfo gpu;  // GPU tables are judged on their GPU
   CHECK(table_provenance_mismatch(gpu) == "");
 }
+
+TEST_CASE("interleaved timing starts each round one graph later, every graph once a round", "[cpu]") {
+  for (size_t n : {1, 2, 5}) {
+    for (int round = 0; round < 7; ++round) {
+      std::vector<int> seen(n, 0);
+      for (size_t i = 0; i < n; ++i) ++seen[interleaved_turn(round, i, n)];
+      CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+      CHECK(interleaved_turn(round, 0, n) == size_t(round) % n);
+    }
+  }
+}

@@ -102,8 +102,10 @@ std::unique_ptr<Executor> make_executor(DeviceKind kind, const ExecOptions& opti
 std::vector<std::vector<double>> Executor::time_interleaved(std::span<const Graph> graphs, int rounds) {
   std::vector<std::vector<double>> medians(graphs.size());
   for (int round = 0; round < rounds; ++round)
-    for (size_t k = 0; k < graphs.size(); ++k)
+    for (size_t i = 0; i < graphs.size(); ++i) {
+      const size_t k = interleaved_turn(round, i, graphs.size());
       medians[k].push_back(run_graph(graphs[k], false, false).median_ms);
+    }
   return medians;
 }
 

@@ -96,10 +96,17 @@ class Executor {
   // Times the graphs end to end, interleaved so that a machine getting busier
   // or quieter touches all alike: `rounds` rounds, each running every graph in
   // turn (one untimed run, then options.repeats timed ones, of which the
-  // median counts). Returns each graph's round medians, in the order given.
+  // median counts), each round starting one graph later (interleaved_turn), so
+  // that no graph always runs first after another's buffers filled the caches.
+  // Returns each graph's round medians, in the order given.
   // This default loads a graph anew for every round; the CPU loads each once.
   virtual std::vector<std::vector<double>> time_interleaved(std::span<const Graph> graphs, int rounds);
 };
+
+// The graph timed `i`-th in round `round` of n: each round starts one later.
+inline size_t interleaved_turn(int round, size_t i, size_t n) {
+  return (static_cast<size_t>(round) + i) % n;
+}
 
 // Throws a one-line Error when the device cannot be used ("no CUDA device (...)",
 // a thread count of 0 or above the cores).

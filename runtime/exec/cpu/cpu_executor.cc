@@ -200,9 +200,11 @@ class CpuExecutor : public Executor {
     for (const Graph& g : graphs) loaded.push_back(std::make_unique<cpu::CpuGraph>(cache_, g, options_.seed));
     std::vector<std::vector<double>> medians(graphs.size());
     for (int round = 0; round < rounds; ++round)
-      for (size_t k = 0; k < loaded.size(); ++k)
+      for (size_t i = 0; i < loaded.size(); ++i) {
+        const size_t k = interleaved_turn(round, i, loaded.size());
         medians[k].push_back(
             median_ms(cpu::time_runs_ms(1, options_.repeats, [&](int) { loaded[k]->run(); })));
+      }
     return medians;
   }
 
@@ -245,7 +247,8 @@ class CpuExecutor : public Executor {
     const int runs = *std::max_element(first_ms.begin(), first_ms.end()) > 50 ? 1 : 3;
     std::vector<std::vector<double>> medians(counts.size());
     for (int round = 0; round < kRounds; ++round)
-      for (size_t k = 0; k < counts.size(); ++k) {
+      for (size_t i = 0; i < counts.size(); ++i) {
+        const size_t k = interleaved_turn(round, i, counts.size());
         cpu::set_threads(counts[k]);
         medians[k].push_back(median_ms(cpu::time_runs_ms(0, runs, [&](int) { graphs[k]->run(); })));
       }
