@@ -85,7 +85,7 @@ Graph every_operator_graph() {
   NodeId sub = g.add(OpType::ewsub, {{mm}, {soft}}, {}, "sub");
   NodeId div = g.add(OpType::ewdiv, {{sub}, {s}}, {}, "div");
   NodeId sq = g.add(OpType::sqrt, {{sg}}, {}, "sqrt");
-  NodeId er = g.add(OpType::erf, {{th}}, {}, "erf");
+  NodeId er = g.add(OpType::erf, {{g.add(OpType::exp, {{th}}, {}, "exp")}}, {}, "erf");
   OpParams limits;
   limits.lo = 0;
   limits.hi = 6;

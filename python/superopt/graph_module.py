@@ -300,7 +300,7 @@ class Codegen:
             return None if v in ("inf", "-inf") else float(v)
         if op in ("ewsub", "ewdiv"):
             return f"{ins[0]} {'-' if op == 'ewsub' else '/'} {ins[1]}"
-        if op in ("sqrt", "erf"):
+        if op in ("sqrt", "erf", "exp"):
             return f"torch.{op}({ins[0]})"
         if op == "clip":
             lo, hi = params.get("limits", ["-inf", "inf"])

@@ -490,6 +490,8 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.sqrt(v); }));
     case OpType::erf:
       return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.erf(v); }));
+    case OpType::exp:
+      return single<A>(kernels::map(*in[0], [&](const V& v) { return ar.exp(v); }));
     case OpType::clip:
       return single<A>(kernels::clip(ar, p, *in[0]));
     case OpType::pad:

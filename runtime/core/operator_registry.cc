@@ -76,6 +76,7 @@ constexpr OpInfo kOps[] = {
     {"expand", 1, 1, 1, false, bit(Param::shape), "broadcast to a shape", View::never, true},
     {"resize", 1, 1, 1, false, bit(Param::shape), "bilinear resize of the last two dimensions (half-pixel)",
      View::never, true},
+    {"exp", 1, 1, 1, false, 0, "exponential", View::never, true},
     {"opaque", 0, kMaxInputs, 1, false, bit(Param::shape), "unknown operator, never rewritten"},
 };
 static_assert(std::size(kOps) == kNumOpTypes);
@@ -481,6 +482,7 @@ bool infer_checked(OpType op, const OpParams& p, std::span<const TensorDesc* con
     case OpType::tanh:
     case OpType::sqrt:
     case OpType::erf:
+    case OpType::exp:
     case OpType::clip:
     case OpType::hardsigmoid:
     case OpType::hardswish:
@@ -592,6 +594,7 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
       break;
     case OpType::sigmoid:
     case OpType::erf:
+    case OpType::exp:
     case OpType::tanh:
       c.flops = 4 * n;
       break;

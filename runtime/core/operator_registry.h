@@ -65,6 +65,7 @@ enum class OpType : uint8_t {
   relu6,        // min(max(x, 0), 6): MobileNetV2's activation (ONNX Clip(x, 0, 6))
   expand,       // broadcast to the shape parameter (NumPy rules)
   resize,       // bilinear to the shape parameter, half-pixel centres (PyTorch's align_corners=False)
+  exp,          // e^x (Swin V2's logit scale: a weight-only subgraph, folded in double at load)
   opaque,       // anything unknown: carried through, never rewritten
 };
 inline constexpr int kNumOpTypes = static_cast<int>(OpType::opaque) + 1;

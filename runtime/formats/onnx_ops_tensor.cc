@@ -335,6 +335,7 @@ void add_tensor_mappers(MapperTable& t) {
   t["Tanh"] = unary(OpType::tanh);
   t["Erf"] = unary(OpType::erf);
   t["Sqrt"] = unary(OpType::sqrt);
+  t["Exp"] = unary(OpType::exp);
   t["Add"] = binary(OpType::ewadd);
   t["Sub"] = binary(OpType::ewsub);
   t["Mul"] = binary(OpType::ewmul);

@@ -359,6 +359,8 @@ std::optional<EltwiseStep> eltwise_step(OpType op, const OpParams& p) {
       return EltwiseStep{algorithm::eltwise_clip_v2, 0.f, 6.f};
     case OpType::sqrt:
       return EltwiseStep{algorithm::eltwise_sqrt};
+    case OpType::exp:
+      return EltwiseStep{algorithm::eltwise_exp};
     case OpType::clip:
       return EltwiseStep{algorithm::eltwise_clip_v2, p.lo, p.hi};
     default:

@@ -129,6 +129,7 @@ std::optional<NodeKernel> zoo_kernel(const Graph& g, const Node& n, std::span<co
     case OpType::gelu:
     case OpType::relu6:
     case OpType::sqrt:
+    case OpType::exp:
     case OpType::clip:
       return activation_kernel(n, given[0]);
     case OpType::layer_norm:
