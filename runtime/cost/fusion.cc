@@ -151,6 +151,7 @@ bool fusable_activation(OpType op) {
     case OpType::gelu:
     case OpType::relu6:
     case OpType::sqrt:
+    case OpType::exp:
       return true;
     default:
       return false;
