@@ -21,6 +21,9 @@ superopt:
             the executor's reference kernel instead of a oneDNN primitive (as
             `measure` names them)
 
+--no-optimize stops after the error and fallback columns (the breadth run: every model of the zoo
+in a few hours), --no-cpu after the claimed column.
+
 Each model runs in its own process under a time limit (a slow or crashing model
 is a row, not the end of the table). Inputs are small (1x3x64x64) except where a
 model needs more (its `input_size` below). Writes OUT/zoo.csv and OUT/zoo.md and
