@@ -188,7 +188,8 @@ set(shipped_taso3 ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5)
 set(shipped_conv_bias3 ${PROJECT_SOURCE_DIR}/data/rules/conv-bias-3.h5)
 superopt_cli_test(optimize_conv_bias_rules 0 ""
   STDOUT "rules applied: +[1-9].*conv2d,relu -> conv2d.*conv2d,conv2d,concat -> concat,concat,conv2d.*check: +passed"
-  COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3},${shipped_conv_bias3})
+  COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3},${shipped_conv_bias3}
+          --time-limit ${superopt_test_time_limit})
 # TASO's rules alone: only the relus move past the concat; no convolution is touched.
 superopt_cli_test(optimize_conv_bias_taso_only 0 "" STDOUT "rules applied: +1\n[^\n]*: relu,relu,concat -> concat,relu\ncheck: +passed"
   COMMAND ${superopt_bin} optimize ${fire_bias} --rules ${shipped_taso3})
@@ -201,7 +202,8 @@ set(mbconv_silu ${CMAKE_CURRENT_SOURCE_DIR}/data/search/mbconv_silu.json)
 set(shipped_conv_act3 ${PROJECT_SOURCE_DIR}/data/rules/conv-activations-3.h5)
 superopt_cli_test(optimize_conv_activation_rules 0 ""
   STDOUT "speedup: +1\\.[1-9].*rules applied:.*conv2d,sigmoid -> conv2d.*conv2d,silu -> conv2d.*check: +passed"
-  COMMAND ${superopt_bin} optimize ${mbconv_silu} --rules ${shipped_taso3},${shipped_conv_bias3},${shipped_conv_act3})
+  COMMAND ${superopt_bin} optimize ${mbconv_silu} --rules ${shipped_taso3},${shipped_conv_bias3},${shipped_conv_act3}
+          --time-limit ${superopt_test_time_limit})
 superopt_cli_test(optimize_conv_activation_without_rules 0 "" STDOUT "speedup: +1\\.000x"
   COMMAND ${superopt_bin} optimize ${mbconv_silu} --rules ${shipped_taso3},${shipped_conv_bias3})
 # Every activation of the operator set has rules (relu6 and hardswish had none while the
