@@ -202,9 +202,11 @@ void Writer::write_operator(NodeId id) {
   const std::string& y = names_[id][0];
   const Shape& x = n.num_inputs ? g_.shape(n.inputs()[0]) : Shape{};
   static const std::map<OpType, std::string> kSimple = {
-      {OpType::ewadd, "Add"}, {OpType::ewsub, "Sub"},     {OpType::ewmul, "Mul"},
-      {OpType::ewdiv, "Div"}, {OpType::tanh, "Tanh"},     {OpType::erf, "Erf"},
-      {OpType::sqrt, "Sqrt"}, {OpType::exp, "Exp"}, {OpType::matmul, "MatMul"}, {OpType::batchnorm, "BatchNormalization"}};
+      {OpType::ewadd, "Add"},     {OpType::ewsub, "Sub"},
+      {OpType::ewmul, "Mul"},     {OpType::ewdiv, "Div"},
+      {OpType::tanh, "Tanh"},     {OpType::erf, "Erf"},
+      {OpType::sqrt, "Sqrt"},     {OpType::exp, "Exp"},
+      {OpType::matmul, "MatMul"}, {OpType::batchnorm, "BatchNormalization"}};
   if (std::optional<Activation> a = activation_of(n.op)) return write_activation(*a, in[0], y);
   if (auto s = kSimple.find(n.op); s != kSimple.end()) {
     onnx::NodeProto& o = node(s->second, in, {y});
