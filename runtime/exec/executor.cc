@@ -99,14 +99,20 @@ std::unique_ptr<Executor> make_executor(DeviceKind kind, const ExecOptions& opti
   return std::make_unique<CudaExecutor>(options);
 }
 
-std::vector<std::vector<double>> Executor::time_interleaved(std::span<const Graph> graphs, int rounds) {
-  std::vector<std::vector<double>> medians(graphs.size());
+std::vector<std::vector<double>> interleaved_medians(size_t n, int rounds,
+                                                     const std::function<double(size_t)>& time) {
+  std::vector<std::vector<double>> medians(n);
   for (int round = 0; round < rounds; ++round)
-    for (size_t i = 0; i < graphs.size(); ++i) {
-      const size_t k = interleaved_turn(round, i, graphs.size());
-      medians[k].push_back(run_graph(graphs[k], false, false).median_ms);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = interleaved_turn(round, i, n);
+      medians[k].push_back(time(k));
     }
   return medians;
+}
+
+std::vector<std::vector<double>> Executor::time_interleaved(std::span<const Graph> graphs, int rounds) {
+  return interleaved_medians(graphs.size(), rounds,
+                             [&](size_t k) { return run_graph(graphs[k], false, false).median_ms; });
 }
 
 int cpu_cores() {

@@ -108,6 +108,12 @@ inline size_t interleaved_turn(int round, size_t i, size_t n) {
   return (static_cast<size_t>(round) + i) % n;
 }
 
+// `rounds` rounds over n candidates in interleaved_turn's order; time(k) times
+// candidate k once and returns its median. Each candidate's round medians, in
+// the candidates' order.
+std::vector<std::vector<double>> interleaved_medians(size_t n, int rounds,
+                                                     const std::function<double(size_t)>& time);
+
 // Throws a one-line Error when the device cannot be used ("no CUDA device (...)",
 // a thread count of 0 or above the cores).
 std::unique_ptr<Executor> make_executor(DeviceKind kind, const ExecOptions& options);

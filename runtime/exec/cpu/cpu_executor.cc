@@ -198,14 +198,9 @@ class CpuExecutor : public Executor {
   std::vector<std::vector<double>> time_interleaved(std::span<const Graph> graphs, int rounds) override {
     std::vector<std::unique_ptr<cpu::CpuGraph>> loaded;
     for (const Graph& g : graphs) loaded.push_back(std::make_unique<cpu::CpuGraph>(cache_, g, options_.seed));
-    std::vector<std::vector<double>> medians(graphs.size());
-    for (int round = 0; round < rounds; ++round)
-      for (size_t i = 0; i < loaded.size(); ++i) {
-        const size_t k = interleaved_turn(round, i, loaded.size());
-        medians[k].push_back(
-            median_ms(cpu::time_runs_ms(1, options_.repeats, [&](int) { loaded[k]->run(); })));
-      }
-    return medians;
+    return interleaved_medians(loaded.size(), rounds, [&](size_t k) {
+      return median_ms(cpu::time_runs_ms(1, options_.repeats, [&](int) { loaded[k]->run(); }));
+    });
   }
 
   int measure(std::span<const Graph> graphs, CostTable& table,
@@ -245,13 +240,11 @@ class CpuExecutor : public Executor {
     }
     constexpr int kRounds = 3;
     const int runs = *std::max_element(first_ms.begin(), first_ms.end()) > 50 ? 1 : 3;
-    std::vector<std::vector<double>> medians(counts.size());
-    for (int round = 0; round < kRounds; ++round)
-      for (size_t i = 0; i < counts.size(); ++i) {
-        const size_t k = interleaved_turn(round, i, counts.size());
-        cpu::set_threads(counts[k]);
-        medians[k].push_back(median_ms(cpu::time_runs_ms(0, runs, [&](int) { graphs[k]->run(); })));
-      }
+    const std::vector<std::vector<double>> medians =
+        interleaved_medians(counts.size(), kRounds, [&](size_t k) {
+          cpu::set_threads(counts[k]);
+          return median_ms(cpu::time_runs_ms(0, runs, [&](int) { graphs[k]->run(); }));
+        });
     size_t best = 0;
     for (size_t k = 0; k < counts.size(); ++k) {
       trial.push_back({counts[k], median_ms(medians[k])});
