@@ -4,8 +4,6 @@
 
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <algorithm>
-#include <functional>
-#include <numeric>
 #include <sstream>
 
 #include "runtime/core/arith.h"
