@@ -36,8 +36,13 @@
 #  - readme_commands (75 s here: it checks that the README's commands run as
 #    written, which the release build checks; 47 s of it are the README's
 #    fire_bias and mbconv_silu optimize lines, the very commands of
-#    cli_optimize_conv_bias_rules and cli_optimize_conv_activation_rules, which
-#    stay in, and its graph check/run/export lines the CLI tests run too).
+#    cli_optimize_conv_bias_rules and cli_optimize_conv_activation_rules, and
+#    its graph check/run/export lines the CLI tests run too);
+#  - cli_optimize_conv_bias_rules, cli_optimize_conv_activation_without_rules
+#    and cli_db_info_conv_activations (60 s here together): each reads shipped
+#    databases that cli_optimize_conv_activation_rules, which stays in, reads
+#    too (taso-3, conv-bias-3 and conv-activations-3.h5), and the search and
+#    db-info code they run is the CLI tests' with small databases.
 # Run with the MPI tests, without the leak check: full_disk, whose small file
 # size limit makes Open MPI's shared-memory setup fail inside MPI_Init and
 # keep what its unloaded plugins allocated; and the tests labelled slurm and
@@ -56,7 +61,8 @@ HEAVY = re.compile(
     r"|onnx_torch_|completeness: TASO's operator set at 2|completeness: the small operator set at 3"
     r"|verify_axioms:every axiom of taso\.ax passes small-tensor validation"
     r"|whole models agree with the CPU reference|the operator timer and the cpu cost model measure once"
-    r"|optimize_time_limit_holds$|optimize_check_time_limit$|optimize_overflow_chain$|optimize_search_memory$|cli_end_to_end_acceptance$|cli_optimize_analytic_unchanged$|eqsat_nasrnn_below_backtracking$|mpi_enumerate_bounded_memory$|gpu_rehearsal_cpu_quick$|readme_commands$)")
+    r"|optimize_time_limit_holds$|optimize_check_time_limit$|optimize_overflow_chain$|optimize_search_memory$|cli_end_to_end_acceptance$|cli_optimize_analytic_unchanged$|eqsat_nasrnn_below_backtracking$|mpi_enumerate_bounded_memory$|gpu_rehearsal_cpu_quick$|readme_commands$"
+    r"|cli_optimize_conv_bias_rules$|cli_optimize_conv_activation_without_rules$|cli_db_info_conv_activations$)")
 NO_LEAK_CHECK = {"full_disk"}
 NO_LEAK_CHECK_LABELS = {"mpi", "slurm", "reproduce"}
 
