@@ -93,20 +93,30 @@ def build(torch, kind, name, seed):
     torch.manual_seed(seed)
     if kind == "segmentation":
         model = models.get_model(name, weights=None, weights_backbone=None, aux_loss=False)
-        return randomize_zero_parameters(torch, SegmentationOut.wrap(torch, model)).eval()
+        return trained_looking(torch, SegmentationOut.wrap(torch, model)).eval()
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
-    return randomize_zero_parameters(torch, models.get_model(name, weights=None, **kwargs)).eval()
+    return trained_looking(torch, models.get_model(name, weights=None, **kwargs)).eval()
 
 
-def randomize_zero_parameters(torch, model):
-    """Untrained, some models start with parameters that are all zero: the ViTs' classifier
-    head (weight and bias) and class token. A zero head makes the output zero whatever the
-    network computes, so the comparison with PyTorch would compare nothing (the ViTs' error
-    was 0.00e+00 before this). Such parameters get small random values."""
+def trained_looking(torch, model):
+    """Untrained, a model starts with parameters that hide whole paths from a comparison: every
+    bias and every normalization's shift is zero, and the batch norms' statistics are the
+    identity (mean 0, variance 1), so a wrongly broadcast bias or a batch norm folded with the
+    wrong statistics would still equal PyTorch; the ViTs' classifier head is zero, so their
+    output was zero whatever the network computed (their error was 0.00e+00). Every parameter
+    that is all zero gets small random values, and every batch norm trained-looking statistics
+    and scale."""
     with torch.no_grad():
         for p in model.parameters():
             if p.numel() > 0 and not bool(p.any()):
                 p.uniform_(-0.1, 0.1)
+        for m in model.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                if m.affine:
+                    m.weight.uniform_(0.5, 1.5)
+                if m.track_running_stats:
+                    m.running_mean.uniform_(-0.1, 0.1)
+                    m.running_var.uniform_(0.5, 2.0)
     return model
 
 
