@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Issue 14's proof against PyTorch: for each torchvision model (and a BERT-style
-TransformerEncoder) build it with a fixed seed in eval(), export it to ONNX
+TransformerEncoder) build it with a fixed seed, trained-looking (trained_looking:
+zero biases and identity batch-norm statistics would hide those paths), in eval(), export it to ONNX
 (opset 13; batch norms kept as nodes with --preserve, else folded by the
 exporter), import it with superopt and compare, on the same input:
 
@@ -40,16 +41,38 @@ def build(name, torch, seed, image_size=None):
     torch.manual_seed(seed)
     if name == "transformer":
         layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True)
-        return torch.nn.TransformerEncoder(layer, 4).eval(), (1, 128, 768)
+        return trained_looking(torch, torch.nn.TransformerEncoder(layer, 4)).eval(), (1, 128, 768)
     if name.startswith("transformer_small"):  # CI size: same structure, 2 layers of d_model 64
         act = "relu" if name.endswith("relu") else "gelu"
         layer = torch.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, activation=act, batch_first=True)
-        return torch.nn.TransformerEncoder(layer, 2).eval(), (1, 16, 64)
+        return trained_looking(torch, torch.nn.TransformerEncoder(layer, 2)).eval(), (1, 16, 64)
     import torchvision
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
-    model = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+    model = trained_looking(torch, getattr(torchvision.models, name)(weights=None, **kwargs)).eval()
     size = image_size or (299 if name == "inception_v3" else 224)
     return model, (1, 3, size, size)
+
+
+def trained_looking(torch, model):
+    """Untrained, a model starts with parameters that hide whole paths from a comparison: every
+    bias and every normalization's shift is zero, and the batch norms' statistics are the
+    identity (mean 0, variance 1), so a wrongly broadcast bias or a batch norm folded with the
+    wrong statistics would still equal PyTorch; the ViTs' classifier head is zero, so their
+    output was zero whatever the network computed (their error was 0.00e+00). Every parameter
+    that is all zero gets small random values, and every batch norm trained-looking statistics
+    and scale."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.numel() > 0 and not bool(p.any()):
+                p.uniform_(-0.1, 0.1)
+        for m in model.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                if m.affine:
+                    m.weight.uniform_(0.5, 1.5)
+                if m.track_running_stats:
+                    m.running_mean.uniform_(-0.1, 0.1)
+                    m.running_var.uniform_(0.5, 2.0)
+    return model
 
 
 def run(cmd, what, timeout=None):

@@ -43,7 +43,7 @@ import sys
 import time
 
 # The command runner and the comparison are onnx_torch.py's (this folder).
-from onnx_torch import dump_values, relative_error, run
+from onnx_torch import dump_values, relative_error, run, trained_looking
 
 BOUND = 1e-8
 COLUMNS = ["model", "opset", "input", "import", "error", "pass", "claimed", "rules", "cpu_ms_before",
@@ -96,28 +96,6 @@ def build(torch, kind, name, seed):
         return trained_looking(torch, SegmentationOut.wrap(torch, model)).eval()
     kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
     return trained_looking(torch, models.get_model(name, weights=None, **kwargs)).eval()
-
-
-def trained_looking(torch, model):
-    """Untrained, a model starts with parameters that hide whole paths from a comparison: every
-    bias and every normalization's shift is zero, and the batch norms' statistics are the
-    identity (mean 0, variance 1), so a wrongly broadcast bias or a batch norm folded with the
-    wrong statistics would still equal PyTorch; the ViTs' classifier head is zero, so their
-    output was zero whatever the network computed (their error was 0.00e+00). Every parameter
-    that is all zero gets small random values, and every batch norm trained-looking statistics
-    and scale."""
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.numel() > 0 and not bool(p.any()):
-                p.uniform_(-0.1, 0.1)
-        for m in model.modules():
-            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
-                if m.affine:
-                    m.weight.uniform_(0.5, 1.5)
-                if m.track_running_stats:
-                    m.running_mean.uniform_(-0.1, 0.1)
-                    m.running_var.uniform_(0.5, 2.0)
-    return model
 
 
 def float32_epsilons(torch, model):
