@@ -1,8 +1,9 @@
 #!/bin/sh
 # End-to-end acceptance and timing spread (issue 34, items 4-5): a cost table
-# that lies (1x1 convolutions said to cost 100 ms) makes the search pick graphs
-# that really run slower; `optimize` times them against the input and returns
-# the input, says so in --json, and writes the input. Without the timing
+# that lies (1x1 convolutions said to cost 100 ms) makes the search pick other
+# graphs; `optimize` times them against the input and returns one only if it ran
+# faster in every round and beyond the spread (here they usually run slower, and
+# the input is returned, said so in --json, and written). Without the timing
 # (--e2e-rounds 0) the lie is believed. Cost tables carry spread_ms, older
 # tables without it still read; `run --json` reports the spread; bad
 # --e2e-rounds values exit 2 with one line.
@@ -43,25 +44,35 @@ PY
 [ "$(field "$dir/believed.json" "len(j['rule_sequence']) > 0")" = "True" ] ||
   fail "the lying table did not make the search rewrite (nothing to reject)"
 
-# The lie caught: the rewritten graphs run slower, the input is the result.
+# The lie tested by timing. The graphs it makes the search prefer usually run
+# slower here (then the input is the result), but by a few percent only, and
+# on some machines one of them ran faster (3.28 against 3.50 ms in every round):
+# what must hold either way is optimize's rule, never a graph measured slower.
 "$bin" optimize "$graph" --rules "$rules" --cost "table:$dir/lie.h5" --time-limit 20 --e2e-rounds 3 --json \
   --out "$dir/out.json" >"$dir/caught.json" 2>"$dir/caught.err" || fail "optimize with timing: $(cat "$dir/caught.err")"
-[ "$(field "$dir/caught.json" "j['end_to_end']['returned_input']")" = "True" ] ||
-  fail "a graph measured slower than the input was returned: $(cat "$dir/caught.json")"
-[ "$(field "$dir/caught.json" "j['end_to_end']['chosen']")" = "input" ] || fail "chosen is not the input"
 [ "$(field "$dir/caught.json" "len(j['end_to_end']['graphs']) >= 2 and j['end_to_end']['rounds'] == 3")" = "True" ] ||
   fail "end_to_end lists fewer than 2 graphs or other rounds: $(cat "$dir/caught.json")"
 [ "$(field "$dir/caught.json" "all(g['median_ms'] > 0 and g['iqr_ms'] >= 0 for g in j['end_to_end']['graphs'])")" = "True" ] ||
   fail "a timed graph has no median or a negative IQR"
 [ "$(field "$dir/caught.json" "j['end_to_end']['graphs'][0]['rounds_faster'] == 0 and all(0 <= g['rounds_faster'] <= 3 for g in j['end_to_end']['graphs'])")" = "True" ] ||
   fail "rounds_faster missing or out of 0..rounds: $(cat "$dir/caught.json")"
-[ "$(field "$dir/caught.json" "j['rule_sequence'] == [] and j['cost_after'] == j['cost_before']")" = "True" ] ||
-  fail "the result is not the input: $(cat "$dir/caught.json")"
 in_hash=$("$bin" graph check "$graph" --json | grep '"hash"')
 out_hash=$("$bin" graph check "$dir/out.json" --json | grep '"hash"')
-[ "$in_hash" = "$out_hash" ] || fail "the written graph is not the input ($in_hash, $out_hash)"
+if [ "$(field "$dir/caught.json" "j['end_to_end']['returned_input']")" = "True" ]; then
+  [ "$(field "$dir/caught.json" "j['end_to_end']['chosen']")" = "input" ] || fail "chosen is not the input"
+  [ "$(field "$dir/caught.json" "j['rule_sequence'] == [] and j['cost_after'] == j['cost_before']")" = "True" ] ||
+    fail "the result is not the input: $(cat "$dir/caught.json")"
+  [ "$in_hash" = "$out_hash" ] || fail "the written graph is not the input ($in_hash, $out_hash)"
+  echo "end_to_end_test: the lie's graphs ran slower; the input is the result"
+else
+  # A returned graph beat the input in every round and by more than the larger IQR.
+  [ "$(field "$dir/caught.json" "[(g['rounds_faster'] == 3 and i['median_ms'] - g['median_ms'] > max(i['iqr_ms'], g['iqr_ms'])) for i in j['end_to_end']['graphs'][:1] for g in j['end_to_end']['graphs'] if g['name'] == j['end_to_end']['chosen']] == [True]")" = "True" ] ||
+    fail "a graph measured slower than the input, or not faster beyond the spread, was returned: $(cat "$dir/caught.json")"
+  [ "$in_hash" != "$out_hash" ] || fail "a rewritten graph was returned but the input was written"
+  echo "end_to_end_test: a graph the lie made the search prefer ran faster here, beyond the spread, and was returned"
+fi
 "$bin" optimize "$graph" --rules "$rules" --cost "table:$dir/lie.h5" --time-limit 20 --e2e-rounds 2 \
-  2>/dev/null | grep -q "^decision: .*the input graph is the result" || fail "the text output names no decision"
+  2>/dev/null | grep -q "^decision: .*\(the input graph is the result\|ran fastest\)" || fail "the text output names no decision"
 
 # A table without spread_ms still reads.
 "$bin" graph check "$graph" --cost "table:$dir/old.h5" --json 2>/dev/null | grep -q '"cost_fallbacks": 0' ||
