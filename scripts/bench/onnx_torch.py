@@ -41,16 +41,17 @@ def build(name, torch, seed, image_size=None):
     torch.manual_seed(seed)
     if name == "transformer":
         layer = torch.nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True)
-        return trained_looking(torch, torch.nn.TransformerEncoder(layer, 4)).eval(), (1, 128, 768)
-    if name.startswith("transformer_small"):  # CI size: same structure, 2 layers of d_model 64
+        model, shape = torch.nn.TransformerEncoder(layer, 4), (1, 128, 768)
+    elif name.startswith("transformer_small"):  # CI size: same structure, 2 layers of d_model 64
         act = "relu" if name.endswith("relu") else "gelu"
         layer = torch.nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, activation=act, batch_first=True)
-        return trained_looking(torch, torch.nn.TransformerEncoder(layer, 2)).eval(), (1, 16, 64)
-    import torchvision
-    kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
-    model = trained_looking(torch, getattr(torchvision.models, name)(weights=None, **kwargs)).eval()
-    size = image_size or (299 if name == "inception_v3" else 224)
-    return model, (1, 3, size, size)
+        model, shape = torch.nn.TransformerEncoder(layer, 2), (1, 16, 64)
+    else:
+        import torchvision
+        kwargs = {"aux_logits": False, "init_weights": True} if name in ("inception_v3", "googlenet") else {}
+        size = image_size or (299 if name == "inception_v3" else 224)
+        model, shape = getattr(torchvision.models, name)(weights=None, **kwargs), (1, 3, size, size)
+    return trained_looking(torch, model).eval(), shape
 
 
 def trained_looking(torch, model):
