@@ -77,7 +77,7 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   options.add_options()("model", po::value(&a.model), "a graph file (JSON), an ONNX model or builtin:NAME")(
       "rules", po::value(&a.rules),
       "the rule database (HDF5); several, comma-separated, are searched together (e.g. "
-      "taso-3.h5,conv-bias-3.h5,conv-activations-3.h5 for imported CNNs)")(
+      "taso-3.h5,conv-bias-3.h5,conv-activations-3.h5,linear-3.h5 for imported models)")(
       "alpha", cli::number(&o.alpha, "--alpha", 1.0, 1000.0),
       "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
       "budget", cli::positive(&o.budget, "--budget"), "graphs taken from the queue in all (default 1000)")(

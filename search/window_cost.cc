@@ -21,7 +21,7 @@ bool may_follow(OpType op) {
 }
 
 bool may_lead(OpType op) {
-  return op == OpType::conv2d || op == OpType::matmul;
+  return op == OpType::conv2d || op == OpType::matmul || op == OpType::linear;
 }
 
 }  // namespace

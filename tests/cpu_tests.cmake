@@ -2,7 +2,7 @@
 # (no device needed), the commands end to end, and `run --device cpu --check`
 # on every bundled model.
 add_executable(cpu_executor_tests cpu_executor_test.cc cpu_zoo_ops_test.cc cpu_matmul_layout_test.cc cpu_pad_fusion_test.cc
-                                 cpu_conv_bias_test.cc)
+                                 cpu_conv_bias_test.cc cpu_linear_test.cc)
 target_link_libraries(cpu_executor_tests PRIVATE superopt_runtime Catch2::Catch2WithMain)
 catch_discover_tests(cpu_executor_tests PROPERTIES LABELS cpu)
 

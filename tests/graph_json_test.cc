@@ -118,8 +118,12 @@ Graph every_operator_graph() {
   act = g.add(OpType::relu6, {{act}}, {}, "relu6");
   NodeId ex = g.add(OpType::expand, {{act}}, shape_params({4, 2, 3, 5}), "expand");
   NodeId rz = g.add(OpType::resize, {{ex}}, shape_params({4, 2, 7, 2}), "resize");
+  OpParams gelu;
+  gelu.activation = Activation::gelu;
+  NodeId lin = g.add(OpType::linear, {{m}, {g.add_weight("lin_w", {5, 3})}, {g.add_weight("lin_b", {3})}},
+                     gelu, "linear");
   for (TensorRef out : std::initializer_list<TensorRef>{
-           {c}, {e}, {cp}, {sg}, {sp, 1}, {norm}, {op}, {sp, 1}, {mg}, {div}, {sq}, {cl2}, {rm}, {rz}})
+           {c}, {e}, {cp}, {sg}, {sp, 1}, {norm}, {op}, {sp, 1}, {mg}, {div}, {sq}, {cl2}, {rm}, {rz}, {lin}})
     g.add_output(out);
   return g;
 }

@@ -3,8 +3,8 @@
 small PyTorch modules (conv + BatchNorm2d (+ relu), with and without the conv's
 bias, grouped, depthwise; Linear + BatchNorm1d) exported with the batch norm kept as a node, as the
 zoo exports them; the import must leave no batchnorm, each conv with its bias
-as its third input (the conv's own bias and the shift folded into one), one
-bias add after a Linear,
+as its third input (the conv's own bias and the shift folded into one), a
+Linear one linear layer (its bias and the shift folded into one),
 and equal the float64 PyTorch module within 1e-8 (the folded kernel and shift
 are weight-only subgraphs, folded at load time in float64); `run --device cpu
 --check` must pass. A conv whose output is also read elsewhere keeps its
@@ -100,8 +100,9 @@ def check_case(superopt, out, name, module, dims, batchnorms):
             raise AssertionError(f"expected two relu, one relu6 and no clip: {dict(ops)}")
     elif batchnorms == 0 and ops["conv2d"] and (ops["ewadd"] or ops["conv2d:3"] != ops["conv2d"]):
         raise AssertionError(f"expected every conv with its bias input and no add: {dict(ops)}")
-    elif batchnorms == 0 and not ops["conv2d"] and ops["ewadd"] != 1:  # the linear's bias and the shift
-        raise AssertionError(f"expected one bias add, found {ops['ewadd']}: {dict(ops)}")
+    elif batchnorms == 0 and not ops["conv2d"] and (ops["ewadd"] or ops["matmul"] or ops["linear"] != 1):
+        # the Linear's bias and the shift, one bias of one linear layer
+        raise AssertionError(f"expected one linear layer and no add: {dict(ops)}")
     dump = os.path.join(out, f"{name}.h5")
     run([superopt, "graph", "run", path, "--dump", dump])
     with h5py.File(dump, "r") as f:

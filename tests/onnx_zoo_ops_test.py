@@ -103,6 +103,21 @@ def cases():
     yield "einsum", model([helper.make_node("Einsum", ["xs", "k"], ["y"], equation="b h i d, b h j d -> b h i j")],
                           [2, 3, 6, 4], {"k": other}, 13), "matmul", \
         lambda x: torch.einsum("bhid,bhjd->bhij", x, t(other))
+    # A Linear as PyTorch exports it on a batch of sequences (MatMul by the weight, Add of the bias)
+    # and as a Gemm on rows (transB, C): each taken into one linear layer on import; a bias that is
+    # not one value per column stays an add after the matmul.
+    weight, row_bias, plane_bias = rng_array(6, 4), rng_array(4), rng_array(5, 4)
+    yield "linear_matmul_add", model([helper.make_node("MatMul", ["xs", "w"], ["m"]),
+                                      helper.make_node("Add", ["m", "b"], ["y"])], [2, 5, 6],
+                                     {"w": weight, "b": row_bias}, 13), "linear", \
+        lambda x: x @ t(weight) + t(row_bias)
+    yield "linear_gemm", model([helper.make_node("Gemm", ["xs", "wt", "b"], ["y"], transB=1)], [3, 6],
+                               {"wt": weight.T.copy(), "b": row_bias}, 13), "linear", \
+        lambda x: x @ t(weight) + t(row_bias)
+    yield "matmul_plane_add", model([helper.make_node("MatMul", ["xs", "w"], ["m"]),
+                                     helper.make_node("Add", ["m", "b"], ["y"])], [2, 5, 6],
+                                    {"w": weight, "b": plane_bias}, 13), "matmul", \
+        lambda x: x @ t(weight) + t(plane_bias)
     # Dilation 2 keeps every tap; dilation 6 on a 5x5 map leaves only the centre one.
     for d in (2, 6):
         yield f"conv_dilation_{d}", model([helper.make_node("Conv", ["xs", "w"], ["y"], dilations=[d, d],
@@ -137,6 +152,10 @@ def check_case(superopt, out, name, m, op, reference):
         raise AssertionError(f"imported as {sorted(ops)}, expected {op}")
     if op in ("gelu", "silu", "hardswish") and ops & {"erf", "sigmoid", "hardsigmoid", "ewdiv"}:
         raise AssertionError(f"the pattern was not fused: {sorted(ops)}")
+    if op == "linear" and ops & {"matmul", "ewadd"}:
+        raise AssertionError(f"the bias was not taken into the linear layer: {sorted(ops)}")
+    if name == "matmul_plane_add" and "linear" in ops:
+        raise AssertionError(f"a [5,4] bias was taken into a linear layer: {sorted(ops)}")
     x, ours = values(superopt, path, os.path.join(out, f"{name}.h5"))
     with torch.inference_mode():
         theirs = reference(torch.as_tensor(x, dtype=torch.float64) * 4).numpy()

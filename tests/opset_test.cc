@@ -290,7 +290,7 @@ TEST_CASE("opset: malformed operators", "[opset]") {
   REQUIRE_THROWS_WITH(parse_opset(with_operators(R"([{"op": "conv3d"}])"), "t.json"),
                       StartsWith("t.json: operators[0] (\"conv3d\"): op: 'conv3d' is not an operator to "
                                  "enumerate (allowed: C_pool, I_conv, I_matmul, I_ewmul, ewadd, ewmul,") &&
-                          Contains("softmax, hardswish, silu, gelu, relu6)") && !Contains("opaque") &&
+                          Contains("softmax, hardswish, silu, gelu, relu6, linear)") && !Contains("opaque") &&
                           !Contains("input") && !Contains("ewsub"));
   for (std::string op : {"input", "weight", "opaque", "pad", "erf"})  // pad, erf: only imported models
     REQUIRE_THROWS_WITH(

@@ -45,11 +45,12 @@ def default_rules():
 
 
 def cnn_rules():
-    """TASO's rules, those over biased convolutions (data/rules/conv-bias-3.h5) and over biased
-    convolutions with sigmoid, SiLU or hardswish (data/rules/conv-activations-3.h5), as a list of
-    paths: what a model imported from PyTorch or ONNX wants (its convolutions carry their bias)."""
+    """TASO's rules, those over biased convolutions (data/rules/conv-bias-3.h5), over biased
+    convolutions with sigmoid, SiLU or hardswish (data/rules/conv-activations-3.h5) and over linear
+    layers (data/rules/linear-3.h5), as a list of paths: what a model imported from PyTorch or ONNX
+    wants (its convolutions carry their bias, its matmul and bias add pairs are linear layers)."""
     return [default_rules()] + [_os.path.join(data_dir(), "rules", f)
-                                for f in ("conv-bias-3.h5", "conv-activations-3.h5")]
+                                for f in ("conv-bias-3.h5", "conv-activations-3.h5", "linear-3.h5")]
 
 
 def builtin_models():

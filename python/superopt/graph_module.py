@@ -278,7 +278,8 @@ class Codegen:
         return len(a) == 3 and len(b) == 3 and a[0] == b[0]
 
     def linear(self, node, ins):
-        """module_folds' linear (x, the weight as the matmul read it, [in, out], and the bias): one
+        """A linear layer, superopt's or module_folds' (x, the weight as the matmul read it, [in, out],
+        the bias, and superopt's activation parameter): one
         torch.addmm on x's rows. The [in, out] weight is the plain (NN) GEMM, measured faster with
         MKL than F.linear's [out, in] (NT) one: 64x256 by 256x1024, float32, 1 thread, 625 -> 568 us.
         One row (a classifier at batch 1) is a matrix-vector product: torch.addmv on the weight's
@@ -288,10 +289,12 @@ class Codegen:
         bias_shape = self.shape_of(node["inputs"][2])
         if math.prod(x_shape[:-1]) == 1 and math.prod(bias_shape) == out_shape[-1]:
             bias = ins[2] if len(bias_shape) == 1 else f"{ins[2]}.view(-1)"
-            return f"torch.addmv({bias}, {ins[1]}.t(), {ins[0]}.view(-1)).view({out_shape})"
-        if len(x_shape) == 2:
-            return f"torch.addmm({ins[2]}, {ins[0]}, {ins[1]})"
-        return f"torch.addmm({ins[2]}, {ins[0]}.reshape(-1, {x_shape[-1]}), {ins[1]}).view({out_shape})"
+            expr = f"torch.addmv({bias}, {ins[1]}.t(), {ins[0]}.view(-1)).view({out_shape})"
+        elif len(x_shape) == 2:
+            expr = f"torch.addmm({ins[2]}, {ins[0]}, {ins[1]})"
+        else:
+            expr = f"torch.addmm({ins[2]}, {ins[0]}.reshape(-1, {x_shape[-1]}), {ins[1]}).view({out_shape})"
+        return activated(expr, node.get("params", {}))  # superopt's linear layer fuses its activation
 
     @staticmethod
     def imported_op(op, params, ins):

@@ -6,7 +6,8 @@ graph_module writes its forward(). Each rewrite keeps the function exactly (up t
   computed once when the module is made, in its dtype);
 - a per-channel add of a weight after a convolution (its only reader): the convolution's bias;
 - matmul by a weight, then an add of a weight along the last dimension: linear (one torch.addmm,
-  nn.Linear's op on the [in, out] weight);
+  nn.Linear's op on the [in, out] weight; an imported model arrives with its linear layers formed,
+  superopt's `linear` with its activation parameter, so this fires on what the optimizer unfolds);
 - layer norm spelled out over the last axis (mean, subtract, square, mean, add eps, sqrt, divide,
   scale, shift; weights for the affine and eps): F.layer_norm;
 - a zero padding before a convolution, or a -inf padding before a max pool (its only reader): the
@@ -15,7 +16,8 @@ graph_module writes its forward(). Each rewrite keeps the function exactly (up t
 The graph arrives as graph_module takes it (superopt's graph JSON layout as a dict, and each node's
 output shapes) and leaves the same way, with these operators graph_module knows beside the
 registry's: conv2d with a third input (its bias) and a `pads` parameter [top, bottom, left,
-right], pool_max with `pads`, linear (x, the weight [in, out] as the matmul read it, bias), and the
+right], pool_max with `pads`, linear (x, the weight [in, out] as the matmul read it, bias; a registry
+operator too, with its activation), and the
 weight-only fold_bn_weight, fold_bn_bias, channel_bias, concat and scale_slice.
 
 After these, the attention peepholes (fold_attention, below). fold_counted also says how many
@@ -255,6 +257,12 @@ def _shape(folder, ref):
     return tuple(folder.shapes[name][port])
 
 
+def _activation(node):
+    """A linear layer's activation: superopt's carry one (the importer's and the rules' linear
+    layers), the builder's own have none."""
+    return node.get("params", {}).get("activation", "none")
+
+
 def _mergeable(folder, node):
     """A linear whose weight and bias are weight-only (the grouping key: its input), else None."""
     if node["op"] != "linear" or not all(folder.is_fixed(r) for r in node["inputs"][1:]):
@@ -267,8 +275,8 @@ def merge_shared_input_linears(folder):
     groups = {}
     for node in topological(list(folder.by_name.values())):
         x = _mergeable(folder, node)
-        if x is not None and not folder.is_fixed(x):
-            groups.setdefault(split_ref(x), []).append(node)  # "v" and "v:0" are one input
+        if x is not None and not folder.is_fixed(x):  # "v" and "v:0" are one input; one activation a layer
+            groups.setdefault((split_ref(x), _activation(node)), []).append(node)
     merged = 0
     for linears in groups.values():
         if len(linears) < 2:
@@ -282,6 +290,8 @@ def merge_shared_input_linears(folder):
         name = f"#fold{folder.added}"
         out_shape = _shape(folder, f"{linears[0]['name']}:0")
         folder.by_name[name] = {"name": name, "op": "linear", "inputs": [x, weight, bias]}
+        if _activation(linears[0]) != "none":
+            folder.by_name[name]["params"] = {"activation": _activation(linears[0])}
         folder.shapes[name] = [out_shape[:-1] + (sum(widths),)]
         begin = 0
         for node, width in zip(linears, widths):
@@ -311,12 +321,12 @@ def _scaled_range(folder, users, ref):
         node = folder.by_name.get(name)
     if node is None or port != 0 or users.get(name) != 1:
         return None
-    if node["op"] == "linear":
-        return node, 0, _shape(folder, f"{name}:0")[-1]
+    if node["op"] == "linear":  # a scale folds into the weights only before an activation
+        return (node, 0, _shape(folder, f"{name}:0")[-1]) if _activation(node) == "none" else None
     span = _last_axis_slice(folder, node)
     linear_name, linear_port = split_ref(node["inputs"][0])
     linear = folder.by_name.get(linear_name)
-    if span is None or linear_port != 0 or linear is None or linear["op"] != "linear":
+    if span is None or linear_port != 0 or linear is None or linear["op"] != "linear" or _activation(linear) != "none":
         return None
     readers = [n for n in folder.by_name.values() if any(split_ref(r)[0] == linear_name for r in n["inputs"])]
     if len(readers) != users.get(linear_name):  # a graph output, or a node reading it twice

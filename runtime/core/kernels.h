@@ -167,6 +167,18 @@ TensorOf<A> matmul(const A& ar, const TensorOf<A>& a, const TensorOf<A>& b, cons
   return out;
 }
 
+// A linear layer: act(x W + b), x [..., K], W [K, N], b [N] added to each row's sums
+// before the activation, as PyTorch's Linear followed by its activation.
+template <class A>
+TensorOf<A> linear(const A& ar, const OpParams& p, const TensorOf<A>& x, const TensorOf<A>& w,
+                   const TensorOf<A>& bias, const Shape& out_shape) {
+  TensorOf<A> out = matmul(ar, x, w, out_shape);
+  const int64_t n = out_shape.back(0);
+  for (int64_t i = 0; i < out_shape.num_elements(); ++i)
+    out.data[i] = activate(ar, p.activation, ar.add(out.data[i], bias.data[i % n]));
+  return out;
+}
+
 // NCHW, weight [O, C/groups, KH, KW], an optional bias [O] added to the sums before the
 // activation (ONNX's Conv). Each weight tap is added into whole output rows, so the
 // innermost loop runs along contiguous output (and, at stride 1, input) elements.
@@ -460,6 +472,8 @@ std::vector<TensorOf<A>> dispatch(const A& ar, OpType op, const OpParams& p,
       return single<A>(kernels::matmul(ar, *in[0], *in[1], shape));
     case OpType::conv2d:
       return single<A>(kernels::conv2d(ar, p, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, shape));
+    case OpType::linear:
+      return single<A>(kernels::linear(ar, p, *in[0], *in[1], *in[2], shape));
     case OpType::enlarge:
       return single<A>(kernels::enlarge(ar, *in[0], shape));
     case OpType::merge_groups:

@@ -77,6 +77,7 @@ constexpr OpInfo kOps[] = {
     {"resize", 1, 1, 1, false, bit(Param::shape), "bilinear resize of the last two dimensions (half-pixel)",
      View::never, true},
     {"exp", 1, 1, 1, false, 0, "exponential", View::never, true},
+    {"linear", 3, 3, 1, false, bit(Param::activation), "act(x W + b): x [..., K], W [K, N], b [N]"},
     {"opaque", 0, kMaxInputs, 1, false, bit(Param::shape), "unknown operator, never rewritten"},
 };
 static_assert(std::size(kOps) == kNumOpTypes);
@@ -201,6 +202,18 @@ bool infer_matmul(std::span<const TensorDesc* const> in, TensorDesc& out, ShapeC
   trees[r] = a.split(ra - 2);
   trees[r + 1] = b.split(rb - 1);
   out.set_splits(trees);
+  return true;
+}
+
+// A linear layer: x [..., K] times a matrix W [K, N], plus a bias [N]; x's leading
+// dimensions are rows (a rank-2 W is shared by every batch, as in matmul).
+bool infer_linear(std::span<const TensorDesc* const> in, TensorDesc& out, ShapeCheck& c) {
+  if (!require_rank(in, 1, 2, c) || !require_rank(in, 2, 1, c)) return false;
+  if (in[0]->shape.rank() < 2) return fail(c, "input 0 must have rank 2 or more");
+  if (!infer_matmul(in.first(2), out, c)) return false;
+  if (in[2]->shape[0] != in[1]->shape[1])
+    return fail(c, "bias " + in[2]->shape.str() + " is not one value per output column (" +
+                       std::to_string(in[1]->shape[1]) + ")");
   return true;
 }
 
@@ -464,6 +477,8 @@ bool infer_checked(OpType op, const OpParams& p, std::span<const TensorDesc* con
       return infer_transpose(p, in, out[0], c);
     case OpType::matmul:
       return infer_matmul(in, out[0], c);
+    case OpType::linear:
+      return infer_linear(in, out[0], c);
     case OpType::conv2d:
       return infer_conv2d(p, in, out[0], c);
     case OpType::enlarge:
@@ -551,6 +566,9 @@ OpCost op_cost(OpType op, const OpParams& p, std::span<const TensorDesc* const> 
       c.flops = 2 * n * k;
       break;
     }
+    case OpType::linear:
+      c.flops = 2 * n * in[0]->shape.back(0) + n + (p.activation != Activation::none ? n : 0);
+      break;
     case OpType::conv2d: {
       const Shape& w = in[1]->shape;
       c.flops =

@@ -66,7 +66,11 @@ enum class OpType : uint8_t {
   expand,       // broadcast to the shape parameter (NumPy rules)
   resize,       // bilinear to the shape parameter, half-pixel centres (PyTorch's align_corners=False)
   exp,          // e^x (Swin V2's logit scale: a weight-only subgraph, folded in double at load)
-  opaque,       // anything unknown: carried through, never rewritten
+  // A linear layer (PyTorch's Linear, ONNX's Gemm with a bias; issue 36): act(x W + b)
+  // with x [..., K], W [K, N], b [N], the matmul, bias add and activation that
+  // oneDNN's post-ops and cuBLASLt's epilogues run as one.
+  linear,
+  opaque,  // anything unknown: carried through, never rewritten
 };
 inline constexpr int kNumOpTypes = static_cast<int>(OpType::opaque) + 1;
 inline constexpr int kMaxInputs = 8;

@@ -64,7 +64,7 @@ Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_on
   Fusion f;
   f.producer = producer;
   const Node& p = g.node(producer);
-  if (p.op == OpType::conv2d && p.params.activation != Activation::none)
+  if ((p.op == OpType::conv2d || p.op == OpType::linear) && p.params.activation != Activation::none)
     return f;  // its activation precedes any add
   const Shape& out = p.output(0).shape;
   NodeId at = producer;
@@ -73,8 +73,8 @@ Fusion grow(const Graph& g, const Uses& uses, const std::vector<bool>& weight_on
     return r >= 0 && taken[size_t(r)] < 0 ? r : NodeId(-1);
   };
   NodeId next = free_reader(producer);
-  // A convolution with a bias input of its own takes no second one.
-  const bool biased = p.op == OpType::conv2d && p.num_inputs == 3;
+  // A convolution with a bias input of its own, or a linear layer, takes no second one.
+  const bool biased = (p.op == OpType::conv2d && p.num_inputs == 3) || p.op == OpType::linear;
   if (!biased && next >= 0 && g.node(next).op == OpType::ewadd && g.node(next).output(0).shape == out) {
     std::optional<TensorRef> b = other_input(g.node(next), at);
     if (b && weight_only[size_t(b->node)] && is_bias(g, p, *b)) {
@@ -123,13 +123,14 @@ FusionPlan plan_fusions(const Graph& g, const std::vector<bool>& weight_only) {
   for (NodeId id = 0; id < g.num_nodes(); ++id) {
     const OpType op = g.node(id).op;
     const bool pool = op == OpType::pool_max || op == OpType::pool_avg;
-    if ((op != OpType::conv2d && op != OpType::matmul && !pool) || weight_only[size_t(id)] ||
+    const bool product = op == OpType::matmul || op == OpType::linear;
+    if ((op != OpType::conv2d && !product && !pool) || weight_only[size_t(id)] ||
         plan.group_of[size_t(id)] >= 0)
       continue;
     Fusion f;
     f.producer = id;
     if (!pool) f = grow(g, uses, weight_only, plan.group_of, id);
-    if (op != OpType::matmul) f.pad = leading_pad(g, uses, weight_only, id);
+    if (!product) f.pad = leading_pad(g, uses, weight_only, id);
     if (f.absorbed.empty() && f.pad < 0) continue;
     const int index = int(plan.groups.size());
     plan.group_of[size_t(id)] = index;

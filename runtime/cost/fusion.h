@@ -21,7 +21,7 @@ class CostModel;
 struct CostUnit;
 
 struct Fusion {
-  NodeId producer = -1;               // the conv2d or matmul
+  NodeId producer = -1;               // the conv2d, matmul or linear
   std::vector<NodeId> absorbed;       // the fused followers in order; the last one's output is the group's
   std::optional<TensorRef> bias;      // a weight along the output channels: conv [1,C,1,1], matmul [N]
   std::optional<TensorRef> residual;  // a tensor of the output's shape added after the bias (sum post-op)

@@ -127,5 +127,8 @@ std::vector<int> reader_counts(const Graph& g);  // onnx_batchnorm_fold.cc
 // (onnx_conv_bias.cc): a per-channel weight-only add after a convolution (a
 // Conv's B, a folded batchnorm's shift) becomes the convolution's bias input.
 void take_conv_biases(Graph& g);
+// (onnx_linear.cc): a row bias add after a product by a constant matrix (a
+// Linear's, a Gemm's C) becomes one linear layer, linear(x, W, b).
+void take_linear_biases(Graph& g);
 
 }  // namespace superopt::onnx_import

@@ -187,6 +187,7 @@ OnnxModel import_model(onnx::ModelProto& model, const std::string& dir, const On
   fuse_activations(out.graph);
   fold_batchnorms(out.graph);
   take_conv_biases(out.graph);
+  take_linear_biases(out.graph);
   out.graph.remove_unused();
   return out;
 }

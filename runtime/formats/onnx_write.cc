@@ -237,6 +237,14 @@ void Writer::write_operator(NodeId id) {
       if (p.activation != Activation::none) write_activation(p.activation, conv_out, y);
       return;
     }
+    case OpType::linear: {  // MatMul, Add and the activation: what PyTorch exports for a Linear
+      const std::string product = fresh(y + "/matmul");
+      const std::string sum = p.activation != Activation::none ? fresh(y + "/bias") : y;
+      node("MatMul", {in[0], in[1]}, {product});
+      node("Add", {product, in[2]}, {sum});
+      if (p.activation != Activation::none) write_activation(p.activation, sum, y);
+      return;
+    }
     case OpType::pool_max:
     case OpType::pool_avg: {
       onnx::NodeProto& o = node(n.op == OpType::pool_max ? "MaxPool" : "AveragePool", in, {y});
@@ -435,8 +443,9 @@ Graph with_computed_weights(const Graph& g) {
 // LayerNormalization and HardSwish came with opsets 17 and 14.
 bool needs_opset_17(const Graph& g) {
   for (NodeId id = 0; id < g.num_nodes(); ++id)
-    if (const Node& n = g.node(id); n.op == OpType::layer_norm || n.op == OpType::hardswish ||
-                                    (n.op == OpType::conv2d && n.params.activation == Activation::hardswish))
+    if (const Node& n = g.node(id);
+        n.op == OpType::layer_norm || n.op == OpType::hardswish ||
+        ((n.op == OpType::conv2d || n.op == OpType::linear) && n.params.activation == Activation::hardswish))
       return true;
   return false;
 }

@@ -455,6 +455,7 @@ NodeKernel build_kernel(const Graph& g, NodeId id, std::span<const memory::desc>
       case OpType::conv2d:
         return conv_kernel(g, n, given, post ? *post : PostOps{}, dst);
       case OpType::matmul:
+      case OpType::linear:
         return matmul_kernel(g, n, given, weight, post ? *post : PostOps{});
       case OpType::ewadd:
       case OpType::ewmul:

@@ -38,7 +38,8 @@ MatmulDims matmul_dims(const Shape& a, const Shape& b, const Shape& c) {
 // Batched [..., m, k] x [..., k, n]; a rank-2 operand is broadcast over the
 // batch (matmul_dims). A folded right operand (a weight) is packed in oneDNN's
 // preferred format or transposed, whichever runs faster. With post ops, also
-// the bias (input 2, broadcast as [1,...,1,n]).
+// the bias (input 2, broadcast as [1,...,1,n]). A linear layer is one with its
+// own bias (input 2) and activation (an eltwise post-op before any sum).
 NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::desc> given,
                          std::span<const bool> weight, const PostOps& post) {
   const Shape& a = g.shape(n.inputs()[0]);
@@ -49,11 +50,13 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
   memory::dims bias_dims(dims.c.size(), 1);
   bias_dims.back() = dims.c.back();
   const memory::desc bias = plain_desc(bias_dims);
-  const dnnl::primitive_attr attr = post_ops_attr(post);
+  const bool linear = n.op == OpType::linear;
+  const bool has_bias = post.bias || linear;
+  const dnnl::primitive_attr attr = post_ops_attr(post, linear ? n.params.activation : Activation::none);
   auto make_with = [&](const memory::desc& weights) {
     const memory::desc out = plain_desc(dims.c);
-    dnnl::matmul::desc d = post.bias ? dnnl::matmul::desc(plain_desc(ad), weights, bias, out)
-                                     : dnnl::matmul::desc(plain_desc(ad), weights, out);
+    dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(plain_desc(ad), weights, bias, out)
+                                    : dnnl::matmul::desc(plain_desc(ad), weights, out);
     return dnnl::matmul::primitive_desc(d, attr, engine());
   };
   auto make = [&](bool packed) { return make_with(packed ? any_desc(bd) : plain_desc(bd)); };
@@ -81,7 +84,7 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
       {{DNNL_ARG_SRC, false, 0, plain_desc(ad)},
        {DNNL_ARG_WEIGHTS, false, 1, packed ? std::optional<memory::desc>() : plain_desc(bd)},
        {DNNL_ARG_DST, true, 0, dims.rows_merged ? plain_desc(dims.c) : std::optional<memory::desc>()}}};
-  if (post.bias) {
+  if (has_bias) {
     k.inputs.push_back(plain_desc(given[2].dims()));
     call.bindings.push_back({DNNL_ARG_BIAS, false, 2, bias});
   }
@@ -89,6 +92,10 @@ NodeKernel matmul_kernel(const Graph& g, const Node& n, std::span<const memory::
   k.algorithm = "onednn:matmul:";
   k.algorithm.append(impl_text(pd))
       .append(dims.rows_merged ? "+rows_merged" : "")
+      .append(linear ? "+own_bias" : "")
+      .append(linear && n.params.activation != Activation::none
+                  ? "+" + std::string(activation_name(n.params.activation))
+                  : "")
       .append(transposed ? "+transposed_weights"
               : packed   ? "+packed_weights"
                          : "")

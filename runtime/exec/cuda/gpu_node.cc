@@ -187,6 +187,19 @@ std::string launch_node(GpuContext& ctx, const Graph& g, NodeId id, std::span<co
     case OpType::matmul:
       return ctx.matmul(key, matmul_shape(in_shape(0), in_shape(1), out_shape, col_major), in[0], in[1],
                         out[0]);
+    case OpType::linear: {
+      // cuBLAS's product, then the bias and the activation in place (one pass each).
+      std::string algorithm =
+          ctx.matmul(key, matmul_shape(in_shape(0), in_shape(1), out_shape, col_major), in[0], in[1], out[0]);
+      launch_binary(stream, BinaryOp::add, out[0], in[2], out[0],
+                    binary_shape(out_shape, in_shape(2), out_shape));
+      algorithm.append("+bias_kernel");
+      if (p.activation != Activation::none) {
+        launch_unary(stream, unary_op(*activation_op(p.activation)), out[0], out[0], count);
+        algorithm.append("+").append(activation_name(p.activation)).append("_kernel");
+      }
+      return algorithm;
+    }
     case OpType::ewadd:
     case OpType::ewmul:
       launch_binary(stream, n.op == OpType::ewadd ? BinaryOp::add : BinaryOp::mul, in[0], in[1], out[0],
