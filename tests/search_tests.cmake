@@ -210,3 +210,16 @@ superopt_cli_test(optimize_conv_activation_without_rules 0 "" STDOUT "speedup: +
 # fingerprint arithmetic clamped by residue: runtime/core/arith.h).
 superopt_cli_test(db_info_conv_activations 0 "" STDOUT "hardswish +[1-9][0-9][0-9].*relu6 +[1-9][0-9][0-9]"
   COMMAND ${superopt_bin} db info ${shipped_conv_act3})
+# Rules over linear layers (data/opsets/linear.json, issue 36) fuse a transformer MLP's GELU
+# into the layer before it; without them (taso-3 has no linear layer) nothing changes.
+set(transformer_mlp ${CMAKE_CURRENT_SOURCE_DIR}/data/search/transformer_mlp.json)
+set(shipped_linear3 ${PROJECT_SOURCE_DIR}/data/rules/linear-3.h5)
+superopt_cli_test(optimize_linear_rules 0 ""
+  STDOUT "speedup: +1\\.[0-9]*[1-9].*rules applied:.*linear,gelu -> linear.*check: +passed"
+  COMMAND ${superopt_bin} optimize ${transformer_mlp} --rules ${shipped_taso3},${shipped_linear3}
+          --time-limit ${superopt_test_time_limit})
+superopt_cli_test(optimize_linear_without_rules 0 "" STDOUT "speedup: +1\\.000x"
+  COMMAND ${superopt_bin} optimize ${transformer_mlp} --rules ${shipped_taso3})
+# Every activation of the operator set fuses into a linear layer.
+superopt_cli_test(db_info_linear 0 "" STDOUT "linear +[1-9][0-9]*\n"
+  COMMAND ${superopt_bin} db info ${shipped_linear3})

@@ -1,6 +1,7 @@
 # The verifier: unit tests (axiom files, proofs, small-tensor validation), the
 # MPI pool (1 against 3 ranks, resume after a kill) and errors on bad input.
-add_executable(verify_tests verify_test.cc verify_grouped_test.cc verify_concat_test.cc conv_bias_test.cc)
+add_executable(verify_tests verify_test.cc verify_grouped_test.cc verify_concat_test.cc conv_bias_test.cc
+                            linear_layer_test.cc)
 target_link_libraries(verify_tests PRIVATE superopt_verify Catch2::Catch2WithMain)
 target_compile_definitions(verify_tests PRIVATE SUPEROPT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 catch_discover_tests(verify_tests)

@@ -121,7 +121,7 @@ std::vector<int64_t> node_ints(OpType op, const OpParams& p, int rank, int64_t c
 }
 
 bool rank_specific(OpType op) {
-  return op == OpType::matmul;
+  return op == OpType::matmul || op == OpType::linear;
 }
 
 std::string function_name(OpType op, int port, int num_ints, int rank) {

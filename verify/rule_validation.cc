@@ -36,8 +36,8 @@ std::string format_value(double v) {
 int multiplications(const Graph& g) {
   int n = 0;
   for (const Node& node : g.nodes())
-    n += node.op == OpType::conv2d || node.op == OpType::matmul || node.op == OpType::ewmul ||
-         node.op == OpType::smul;
+    n += node.op == OpType::conv2d || node.op == OpType::matmul || node.op == OpType::linear ||
+         node.op == OpType::ewmul || node.op == OpType::smul;
   return n;
 }
 

@@ -61,11 +61,11 @@ safe() { echo "$1" | tr ':/' '__'; }
 # A model is a bundled one's name or a file: an imported ONNX model (e.g. one that
 # scripts/bench/onnx_torch.py exported from torchvision) or a graph file.
 spec() { case $1 in *.onnx | *.json) echo "$1" ;; *) echo "builtin:$1" ;; esac; }
-# An imported model's convolutions carry their bias: conv-bias-3.h5's and conv-activations-3.h5's
-# rules are the ones about them.
+# An imported model's convolutions carry their bias, and its matmul-and-bias pairs are linear
+# layers: conv-bias-3.h5's, conv-activations-3.h5's and linear-3.h5's rules are the ones about them.
 rules_for() {
   case $1 in
-    *.onnx) echo "$rules,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5" ;;
+    *.onnx) echo "$rules,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5,data/rules/linear-3.h5" ;;
     *) echo "$rules" ;;
   esac
 }

@@ -13,4 +13,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 python=${PYTHON:-/usr/bin/python3}
-exec $python scripts/bench/onnx_zoo.py --superopt "${SUPEROPT:-build/superopt}" --rules data/rules/taso-3.h5,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5 "$@"
+exec $python scripts/bench/onnx_zoo.py --superopt "${SUPEROPT:-build/superopt}" --rules data/rules/taso-3.h5,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5,data/rules/linear-3.h5 "$@"

@@ -8,7 +8,7 @@ superopt:
   import    `graph check` (the failing operator named when it fails)
   error     `graph run --dump` (CPU reference, float64) against the PyTorch model
             in float64 on the same input, max-norm relative (bound 1e-8)
-  optimize  `optimize --rules data/rules/taso-3.h5,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5
+  optimize  `optimize --rules data/rules/taso-3.h5,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5,data/rules/linear-3.h5
             --cost analytic:h100`: claimed speedup (cost before / after) and the
             rules applied
   cpu ms    `optimize --cost cpu:1` (the same rules, costs measured on this CPU at
@@ -290,7 +290,8 @@ def main(argv):
     p.add_argument("--models", nargs="*", help="model names (default: every one)")
     p.add_argument("--opsets", nargs="*", type=int, default=[17, 13])
     p.add_argument("--superopt", default=os.environ.get("SUPEROPT", "build/superopt"))
-    p.add_argument("--rules", default="data/rules/taso-3.h5,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5")
+    p.add_argument("--rules", default="data/rules/taso-3.h5,data/rules/conv-bias-3.h5,data/rules/conv-activations-3.h5,"
+                                       "data/rules/linear-3.h5")
     p.add_argument("--out", default="scripts/bench/out/onnx-zoo")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--model-s", type=float, default=600, help="time limit per model and opset (default 600 s)")
