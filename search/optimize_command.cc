@@ -20,6 +20,7 @@
 
 #include "runtime/cli/command_line.h"
 #include "runtime/cli/numeric_flags.h"
+#include "runtime/core/data_dir.h"
 #include "runtime/core/graph_hash.h"
 #include "runtime/core/memory_budget.h"
 #include "runtime/core/writer_lock.h"
@@ -40,7 +41,7 @@ using Json = nlohmann::ordered_json;
 namespace po = boost::program_options;
 
 constexpr const char* kUsage =
-    "superopt optimize MODEL --rules FILE[,FILE...] [--alpha 1.05] [--budget N] [--time-limit S] "
+    "superopt optimize MODEL [--rules FILE[,FILE...]|shipped] [--alpha 1.05] [--budget N] [--time-limit S] "
     "[--cost analytic:h100|table:FILE|cpu[:THREADS][@TABLE]|gpu] [--split-threshold 30] [--exhaustive] "
     "[--out FILE] [--json] "
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
@@ -51,6 +52,19 @@ constexpr const char* kUsage =
     "[--extract greedy|ilp] "
     "[--ilp-time-limit 4] "
     "[--input-shape NAME=DIMS] [--e2e-rounds 5]";
+
+// The shipped rule databases (data/rules/, tracked), searched together when --rules is not
+// given or is "shipped" (issue 36: every shipped set that covers a model's operators; those
+// that share none with it are left out as read_rule_databases leaves them).
+constexpr const char* kShippedRules[] = {"taso-3.h5", "conv-bias-3.h5", "conv-activations-3.h5",
+                                         "linear-3.h5"};
+
+std::string shipped_rules() {
+  std::string list;
+  for (const char* file : kShippedRules)
+    list += (list.empty() ? "" : ",") + data_path(std::string("rules/") + file);
+  return list;
+}
 
 struct OptimizeArgs {
   std::string model, rules, cost = "analytic:h100", out, search = "backtracking", extract = "ilp";
@@ -76,8 +90,9 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   po::options_description options("options");
   options.add_options()("model", po::value(&a.model), "a graph file (JSON), an ONNX model or builtin:NAME")(
       "rules", po::value(&a.rules),
-      "the rule database (HDF5); several, comma-separated, are searched together (e.g. "
-      "taso-3.h5,conv-bias-3.h5,conv-activations-3.h5,linear-3.h5 for imported models)")(
+      "the rule database (HDF5); several, comma-separated, are searched together; default (or "
+      "'shipped'): data/rules/taso-3.h5, conv-bias-3.h5, conv-activations-3.h5 and linear-3.h5, "
+      "those that share an operator with the model")(
       "alpha", cli::number(&o.alpha, "--alpha", 1.0, 1000.0),
       "keep graphs costing under alpha x the best (1 = greedy; default 1.05)")(
       "budget", cli::positive(&o.budget, "--budget"), "graphs taken from the queue in all (default 1000)")(
@@ -131,7 +146,10 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
   positional.add("model", 1);
   if (!cli::parse(kUsage, options, positional, args)) return std::nullopt;
   if (a.model.empty()) throw Error(std::string("optimize: missing MODEL (usage: ") + kUsage + ")");
-  if (a.rules.empty()) throw Error(std::string("optimize: missing --rules FILE (usage: ") + kUsage + ")");
+  if (a.mark_suspects && (a.rules.empty() || a.rules == "shipped"))
+    throw Error(
+        "--mark-suspects: name the databases to mark with --rules (the shipped ones stay as shipped)");
+  if (a.rules.empty() || a.rules == "shipped") a.rules = shipped_rules();
   for (const std::string& path : split_rule_paths(a.rules))
     if (a.mark_suspects) require_writable_directory(path);
   o.search = parse_search_kind(a.search);
@@ -198,7 +216,11 @@ int net_applications(const OptimizeResult& r) {
 
 void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
                 const RuleDatabases& dbs, bool marked) {
+  std::string searched;
+  for (const std::string& path : dbs.paths)
+    searched += (searched.empty() ? "" : ", ") + std::filesystem::path(path).filename().string();
   std::cout << "model:            " << a.model << " (" << operators << " operators)\n"
+            << "rules from:       " << searched << " (" << dbs.all.rules.size() << " rules usable)\n"
             << "cost model:       " << cost.name() << " (" << cost.fallbacks() << " fallbacks)\n"
             << "cost before:      " << fixed(r.cost_before_ms, 4) << " ms\n"
             << "cost after:       " << fixed(r.cost_after_ms, 4) << " ms\n"

@@ -113,7 +113,15 @@ superopt_optimize_test(optimize_unknown_cost_model 2 "unknown cost model 'roofli
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules ${search_taso3} --allow-unverified --cost roofline)
 superopt_optimize_test(optimize_missing_rules 2 "cannot open /nonexistent/rules\\.h5" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules /nonexistent/rules.h5)
-superopt_cli_test(optimize_no_rules_flag 2 "missing --rules" ONE_LINE COMMAND ${superopt_bin} optimize ${fused_matmul})
+# Without --rules (or with --rules shipped) the shipped databases that share an operator with
+# the model are searched together: for a transformer's MLP, TASO's and the linear layers' rules
+# (the convolution sets have no operator of it), and its GELU fuses into a linear layer.
+superopt_cli_test(optimize_shipped_rules 0 "skipped .*conv-activations-3\\.h5"
+  STDOUT "rules from: +taso-3\\.h5, linear-3\\.h5 \\([1-9][0-9]* rules usable\\).*linear,gelu -> linear.*check: +passed"
+  COMMAND ${superopt_bin} optimize ${CMAKE_CURRENT_SOURCE_DIR}/data/search/transformer_mlp.json
+          --time-limit ${superopt_test_time_limit})
+superopt_cli_test(optimize_mark_suspects_needs_rules 2 "--mark-suspects: name the databases to mark with --rules" ONE_LINE
+  COMMAND ${superopt_bin} optimize ${fused_matmul} --mark-suspects)
 superopt_cli_test(optimize_bad_alpha 2 "--alpha" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --alpha 0.5)
 superopt_cli_test(optimize_help 0 "" STDOUT "usage: superopt optimize MODEL --rules FILE" COMMAND ${superopt_bin} optimize --help)
