@@ -70,9 +70,11 @@ RuleIndex usable_rule_index(const std::vector<Rule>& rules, const SearchOptions&
   return index_rules(std::move(directed));
 }
 
-// The optimized graph's half of the check takes about what the input's took:
-// the search leaves that much with a margin, and a share of the limit for its
-// own last step (it finishes the graph it expands) and the check's set-up.
+// The optimized graph's half of the check takes about what the input's took,
+// and folding its weight-only operators (fold_precomputed, before the check)
+// about what folding the input's takes: the search leaves that much with a
+// margin, and a share of the limit for its own last step (it finishes the
+// graph it expands) and the check's set-up.
 constexpr double kCheckTimeMargin = 1.25;
 constexpr double kCheckLimitShare = 0.1;
 
@@ -83,13 +85,24 @@ search::Clock::time_point deadline(const SearchOptions& options) {
                                std::chrono::duration<double>(options.time_limit_s));
 }
 
-// The options of the search: the time limit less what the check will need.
-SearchOptions search_options(const SearchOptions& options, const search::CheckReference* reference) {
+// The options of the search: the time limit less what the fold and the check will need.
+SearchOptions search_options(const SearchOptions& options, const search::CheckReference* reference,
+                             double fold_seconds) {
   SearchOptions o = options;
   if (reference)
-    o.time_limit_s =
-        std::max(0.0, o.time_limit_s * (1 - kCheckLimitShare) - kCheckTimeMargin * reference->seconds);
+    o.time_limit_s = std::max(0.0, o.time_limit_s * (1 - kCheckLimitShare) -
+                                       kCheckTimeMargin * (reference->seconds + fold_seconds));
   return o;
+}
+
+// How long folding g's weight-only operators takes (what follows the search: an
+// imported CNN's folded batch norms are hundreds of them, a second or more on
+// a loaded machine, which a search that ran to its deadline left no time for,
+// and the check was cut short). 0 when there is nothing to fold.
+double fold_seconds(const Graph& g) {
+  const auto start = search::Clock::now();
+  const search::Folded folded = search::fold_precomputed(g);
+  return folded.operators > 0 ? seconds_since(start) : 0.0;
 }
 
 search::SearchLimits search_limits(const SearchOptions& options) {
@@ -305,6 +318,7 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
   OptimizeResult result;
   if (options.check) search::check_memory_for_check(g, options.check_flops_limit);
   std::optional<search::CheckReference> reference;
+  double input_fold_seconds = 0;
   for (result.rounds = 1;; ++result.rounds) {
     int usable_rules = 0;
     auto preprocess_start = search::Clock::now();
@@ -321,9 +335,15 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
                                              "uses candidate rules)");
     result.rules_used = int(index.rules.size());
     if (result.rounds == 1) reference = check_reference(g, options, result.phase_seconds);
+    if (result.rounds == 1 && reference) {
+      const auto fold_start = search::Clock::now();
+      input_fold_seconds = fold_seconds(g);
+      result.phase_seconds.preprocess += seconds_since(fold_start);
+    }
     if (reference && nothing_can_pass(g, *reference, cost, result)) break;
     std::vector<search::Trace> traces =
-        search_once(g, index, cost, search_options(options, reference ? &*reference : nullptr), result);
+        search_once(g, index, cost,
+                    search_options(options, reference ? &*reference : nullptr, input_fold_seconds), result);
     if (search::stop_requested(options.stop_requested)) {  // stopped from outside: nothing more is checked
       result.check.cut_short = true;
       result.check.note = "stopped on request";

@@ -124,7 +124,7 @@ superopt_cli_test(optimize_mark_suspects_needs_rules 2 "--mark-suspects: name th
   COMMAND ${superopt_bin} optimize ${fused_matmul} --mark-suspects)
 superopt_cli_test(optimize_bad_alpha 2 "--alpha" ONE_LINE
   COMMAND ${superopt_bin} optimize ${fused_matmul} --rules x.h5 --alpha 0.5)
-superopt_cli_test(optimize_help 0 "" STDOUT "usage: superopt optimize MODEL --rules FILE" COMMAND ${superopt_bin} optimize --help)
+superopt_cli_test(optimize_help 0 "" STDOUT "usage: superopt optimize MODEL \\[--rules FILE\\[,FILE...\\]\\|shipped\\]" COMMAND ${superopt_bin} optimize --help)
 
 # OCGGS's searches (--search): each writes the same result JSON and passes the
 # numerical check; bad K, Q, eta or search names: one line, exit 2.
