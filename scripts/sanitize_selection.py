@@ -42,7 +42,10 @@
 #    and cli_db_info_conv_activations (60 s here together): each reads shipped
 #    databases that cli_optimize_conv_activation_rules, which stays in, reads
 #    too (taso-3, conv-bias-3 and conv-activations-3.h5), and the search and
-#    db-info code they run is the CLI tests' with small databases.
+#    db-info code they run is the CLI tests' with small databases;
+#  - likewise cli_optimize_shipped_rules (it reads all four shipped
+#    databases), cli_optimize_linear_without_rules and cli_db_info_linear:
+#    cli_optimize_linear_rules, which stays in, reads taso-3 and linear-3.h5.
 # Run with the MPI tests, without the leak check: full_disk, whose small file
 # size limit makes Open MPI's shared-memory setup fail inside MPI_Init and
 # keep what its unloaded plugins allocated; and the tests labelled slurm and
@@ -62,7 +65,8 @@ HEAVY = re.compile(
     r"|verify_axioms:every axiom of taso\.ax passes small-tensor validation"
     r"|whole models agree with the CPU reference|the operator timer and the cpu cost model measure once"
     r"|optimize_time_limit_holds$|optimize_check_time_limit$|optimize_overflow_chain$|optimize_search_memory$|cli_end_to_end_acceptance$|cli_optimize_analytic_unchanged$|eqsat_nasrnn_below_backtracking$|mpi_enumerate_bounded_memory$|gpu_rehearsal_cpu_quick$|readme_commands$"
-    r"|cli_optimize_conv_bias_rules$|cli_optimize_conv_activation_without_rules$|cli_db_info_conv_activations$)")
+    r"|cli_optimize_conv_bias_rules$|cli_optimize_conv_activation_without_rules$|cli_db_info_conv_activations$"
+    r"|cli_optimize_shipped_rules$|cli_optimize_linear_without_rules$|cli_db_info_linear$)")
 NO_LEAK_CHECK = {"full_disk"}
 NO_LEAK_CHECK_LABELS = {"mpi", "slurm", "reproduce"}
 
