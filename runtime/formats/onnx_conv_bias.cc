@@ -5,7 +5,8 @@
 // where b is weight-only (a Conv's B, or the shift fold_batchnorms built) and
 // [C,1,1], [1,C,1,1] or [C] for C output channels, and the convolution has no
 // activation, no other reader and is not a graph output. Exact: the kernel adds
-// the bias to each sum before any activation, as the add did after it.
+// the bias to each sum before any activation, as the add did after it. The
+// rewrite itself (take_bias_adds) is shared with the linear layers' (onnx_linear.cc).
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,13 +21,8 @@ bool per_channel(const Shape& s, int64_t channels) {
   return s == Shape{channels, 1, 1} || s == Shape{1, channels, 1, 1} || s == Shape{channels};
 }
 
-// The convolution input and bias of an add that can become one biased convolution.
-struct ConvAdd {
-  NodeId conv;
-  TensorRef bias;
-};
-
-std::optional<ConvAdd> conv_add(const Graph& g, const Node& add, const std::vector<int>& readers,
+// The convolution and bias of an add that can become one biased convolution.
+std::optional<BiasAdd> conv_add(const Graph& g, const Node& add, const std::vector<int>& readers,
                                 const std::vector<bool>& weight_only) {
   if (add.op != OpType::ewadd) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
@@ -37,36 +33,39 @@ std::optional<ConvAdd> conv_add(const Graph& g, const Node& add, const std::vect
       continue;
     if (!weight_only[size_t(b.node)] || !per_channel(g.shape(b), g.shape(c)[1])) continue;
     if (add.output(0).shape != conv.output(0).shape) continue;  // the add must not broadcast the conv
-    return ConvAdd{c.node, b};
+    return BiasAdd{c.node, b, OpType::conv2d, conv.params};
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-void take_conv_biases(Graph& g) {
+void take_bias_adds(Graph& g, const BiasAddMatch& match) {
   const NodeId original = g.num_nodes();
   const std::vector<int> readers = reader_counts(g);
   const std::vector<bool> weight_only = weight_only_nodes(g);
   bool changed = false;
   for (NodeId id = 0; id < original; ++id) {
-    const std::optional<ConvAdd> ca = conv_add(g, g.node(id), readers, weight_only);
-    if (!ca) continue;
-    const Node conv = g.node(ca->conv);
-    const int64_t channels = conv.output(0).shape[1];
-    TensorRef bias = ca->bias;
-    if (g.shape(bias) != Shape{channels}) {
+    const std::optional<BiasAdd> found = match(g, g.node(id), readers, weight_only);
+    if (!found) continue;
+    const Node producer = g.node(found->producer);
+    TensorRef bias = found->bias;
+    if (const Shape channels{g.shape(bias).num_elements()}; g.shape(bias) != channels) {
       OpParams r;
-      r.shape = Shape{channels};
+      r.shape = channels;
       bias = {g.add(OpType::reshape, {bias}, r), 0};
     }
-    const TensorRef biased = {
-        g.add(OpType::conv2d, {conv.inputs()[0], conv.inputs()[1], bias}, conv.params, g.node(id).name.str()),
-        0};
+    const TensorRef biased = {g.add(found->biased, {producer.inputs()[0], producer.inputs()[1], bias},
+                                    found->params, g.node(id).name.str()),
+                              0};
     g.replace_uses({id, 0}, biased);
     changed = true;
   }
   if (changed) g.remove_unused();
+}
+
+void take_conv_biases(Graph& g) {
+  take_bias_adds(g, conv_add);
 }
 
 }  // namespace superopt::onnx_import

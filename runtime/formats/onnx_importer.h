@@ -124,6 +124,20 @@ void fold_batchnorms(Graph& g);
 // How many node inputs read each node, plus 2 for a graph output (never folded
 // away): the canonicalizations below fold only what one reader reads.
 std::vector<int> reader_counts(const Graph& g);  // onnx_batchnorm_fold.cc
+// An add of a bias after the operator that produces the other operand, which
+// can become that operator's own bias input: `biased` is the operator that takes
+// the producer's first two inputs and the bias (reshaped to one value per channel).
+struct BiasAdd {
+  NodeId producer;
+  TensorRef bias;
+  OpType biased;
+  OpParams params;
+};
+using BiasAddMatch = std::function<std::optional<BiasAdd>(
+    const Graph&, const Node& add, const std::vector<int>& readers, const std::vector<bool>& weight_only)>;
+// (onnx_conv_bias.cc) Each add `match` accepts becomes its biased operator, the
+// bias reshaped to [channels] where it is not already.
+void take_bias_adds(Graph& g, const BiasAddMatch& match);
 // (onnx_conv_bias.cc): a per-channel weight-only add after a convolution (a
 // Conv's B, a folded batchnorm's shift) becomes the convolution's bias input.
 void take_conv_biases(Graph& g);

@@ -9,7 +9,6 @@
 #include <optional>
 #include <vector>
 
-#include "runtime/core/graph_analysis.h"
 #include "runtime/formats/onnx_importer.h"
 
 namespace superopt::onnx_import {
@@ -23,13 +22,8 @@ bool row_bias(const Shape& b, const Shape& out) {
 }
 
 // The product and bias of an add that can become one linear layer.
-struct ProductAdd {
-  NodeId product;
-  TensorRef bias;
-};
-
-std::optional<ProductAdd> product_add(const Graph& g, const Node& add, const std::vector<int>& readers,
-                                      const std::vector<bool>& weight_only) {
+std::optional<BiasAdd> product_add(const Graph& g, const Node& add, const std::vector<int>& readers,
+                                   const std::vector<bool>& weight_only) {
   if (add.op != OpType::ewadd) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
     const TensorRef m = add.inputs()[k], b = add.inputs()[1 - k];
@@ -39,7 +33,7 @@ std::optional<ProductAdd> product_add(const Graph& g, const Node& add, const std
     if (!weight_only[size_t(w.node)] || g.shape(w).rank() != 2) continue;
     if (!weight_only[size_t(b.node)] || !row_bias(g.shape(b), g.shape(m))) continue;
     if (add.output(0).shape != product.output(0).shape) continue;  // the add must not broadcast the product
-    return ProductAdd{m.node, b};
+    return BiasAdd{m.node, b, OpType::linear, OpParams{}};
   }
   return std::nullopt;
 }
@@ -47,28 +41,7 @@ std::optional<ProductAdd> product_add(const Graph& g, const Node& add, const std
 }  // namespace
 
 void take_linear_biases(Graph& g) {
-  const NodeId original = g.num_nodes();
-  const std::vector<int> readers = reader_counts(g);
-  const std::vector<bool> weight_only = weight_only_nodes(g);
-  bool changed = false;
-  for (NodeId id = 0; id < original; ++id) {
-    const std::optional<ProductAdd> pa = product_add(g, g.node(id), readers, weight_only);
-    if (!pa) continue;
-    const Node product = g.node(pa->product);
-    const int64_t columns = product.output(0).shape.back(0);
-    TensorRef bias = pa->bias;
-    if (g.shape(bias) != Shape{columns}) {
-      OpParams r;
-      r.shape = Shape{columns};
-      bias = {g.add(OpType::reshape, {bias}, r), 0};
-    }
-    const TensorRef layer = {g.add(OpType::linear, {product.inputs()[0], product.inputs()[1], bias},
-                                   OpParams{}, g.node(id).name.str()),
-                             0};
-    g.replace_uses({id, 0}, layer);
-    changed = true;
-  }
-  if (changed) g.remove_unused();
+  take_bias_adds(g, product_add);
 }
 
 }  // namespace superopt::onnx_import
