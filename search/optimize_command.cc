@@ -48,7 +48,7 @@ constexpr const char* kUsage =
     "[--search backtracking|pruning|dpp|sampling|exhaustive|eqsat] [--max-length 10] [--sample-size 20] "
     "[--eta 1] "
     "[--eqsat-nodes 40000] [--eqsat-iterations 8] [--eqsat-multi-iterations 2] [--eqsat-match-limit 0] "
-    "[--eqsat-time-limit 10] "
+    "[--eqsat-time-limit 10] [--eqsat-rounds 3] "
     "[--extract greedy|ilp] "
     "[--ilp-time-limit 4] "
     "[--input-shape NAME=DIMS] [--e2e-rounds 5]";
@@ -136,9 +136,11 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "eqsat: iterations applying multi-output rules (default 2)")(
       "eqsat-match-limit", cli::non_negative(&o.eqsat_match_limit, "--eqsat-match-limit"),
       "eqsat: matches of one rule in one iteration before it sits out a few (egg's backoff; 0: off; default "
-      "1000)")("eqsat-time-limit", cli::number(&o.eqsat_time_limit_s, "--eqsat-time-limit", 0.001, 1e7),
-               "eqsat: seconds for saturation, at most half the time left (default 10)")(
-      "extract", po::value(&a.extract), "eqsat: greedy or ilp (CBC; the default)")(
+      "0)")("eqsat-time-limit", cli::number(&o.eqsat_time_limit_s, "--eqsat-time-limit", 0.001, 1e7),
+            "eqsat: seconds for saturation, all rounds, at most half the time left (default 10)")(
+      "eqsat-rounds", cli::positive(&o.eqsat_rounds, "--eqsat-rounds"),
+      "eqsat: saturations, each seeded with the graph the last one extracted, while each finds a cheaper "
+      "one (default 3)")("extract", po::value(&a.extract), "eqsat: greedy or ilp (CBC; the default)")(
       "ilp-time-limit", cli::number(&o.eqsat_ilp_time_limit_s, "--ilp-time-limit", 0.01, 1e6),
       "eqsat: seconds for the ILP; the greedy result stands after (default 4)");
   cli::add_model_options(options, a.input_shapes);
@@ -240,7 +242,8 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
   for (const auto& [label, count] : r.rules_applied) std::cout << "  " << count << "x  " << label << "\n";
   if (r.eqsat.ran)
     std::cout << "e-graph:          " << r.eqsat.nodes << " e-nodes, " << r.eqsat.classes << " classes, "
-              << r.eqsat.iterations << " iterations (" << r.eqsat.stop_reason << "), "
+              << r.eqsat.iterations << " iterations in " << r.eqsat.rounds
+              << (r.eqsat.rounds == 1 ? " round" : " rounds") << " (" << r.eqsat.stop_reason << "), "
               << fixed(r.eqsat.saturation_seconds, 2) << " s\n"
               << "extraction:       " << r.eqsat.extraction << " " << fixed(r.eqsat.extraction_seconds, 2)
               << " s"

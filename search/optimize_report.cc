@@ -40,7 +40,8 @@ Json phase_json(const PhaseSeconds& p) {
 
 Json eqsat_json(const EqsatStats& e) {
   if (!e.ran) return Json();
-  return {{"nodes", e.nodes},
+  return {{"rounds", e.rounds},
+          {"nodes", e.nodes},
           {"classes", e.classes},
           {"iterations", e.iterations},
           {"stop_reason", e.stop_reason},

@@ -79,8 +79,12 @@ struct SearchOptions {
   int eqsat_max_iterations = 8;    // match-apply-rebuild rounds
   int eqsat_multi_iterations = 2;  // rounds that apply multi-output rules (Tensat's k_multi)
   int eqsat_match_limit = 0;       // egg's BackoffScheduler: matches per rule and round before a ban; 0: off
-  double eqsat_time_limit_s = 10;  // saturation's wall clock (and at most half the time left)
-  bool eqsat_ilp = true;           // extract by ILP (CBC); false: greedy only
+  double eqsat_time_limit_s = 10;  // saturation's wall clock, all rounds (and at most half the time left)
+  // Rounds of saturation, each seeded with the graph the previous one extracted
+  // (search/README.md, "Rounds"): a round stops at its limits before long
+  // sequences exist; the next starts where the cheap part of the way ends.
+  int eqsat_rounds = 3;
+  bool eqsat_ilp = true;  // extract by ILP (CBC); false: greedy only
   // The ILP's share; the greedy choice stands when it runs out. 4 s: where CBC
   // proved an optimum (5 of 14 models) the switched greedy choice had it already,
   // and 10 s put searches at 12-17 s against the 10 s target (search/README.md).
@@ -90,9 +94,10 @@ struct SearchOptions {
 // What equality saturation did (OptimizeResult::eqsat; --search eqsat).
 struct EqsatStats {
   bool ran = false;
-  int64_t nodes = 0, classes = 0;  // the e-graph's size when saturation stopped
-  int iterations = 0;
-  std::string stop_reason;  // saturated, iteration limit, node limit, time limit
+  int rounds = 0;                  // saturations run, each seeded with the last extraction
+  int64_t nodes = 0, classes = 0;  // the largest e-graph's size when its saturation stopped
+  int iterations = 0;              // this and the counts below: summed over rounds
+  std::string stop_reason;         // the last round's: saturated, iteration limit, node limit, time limit
   int64_t matches = 0, applications = 0, not_confirmed = 0, refused_merges = 0;
   int64_t bans = 0;  // rules banned for a round by the scheduler (eqsat_match_limit)
   double saturation_seconds = 0;
