@@ -27,10 +27,22 @@ RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const G
                                   const RuleDatabase::GraphsWanted& wanted) {
   RuleDatabases dbs;
   for (const std::string& path : paths) {
-    RuleDatabase db = RuleDatabase::read(path, wanted);
     // Of several databases, one about other operators is left out (an imported transformer
-    // given the CNN sets too); alone, or when every one is, it is the user's mistake.
-    if (std::optional<std::string> why = model ? rules_miss_model(db, *model, path) : std::nullopt) {
+    // given the CNN sets too); alone, or when every one is, it is the user's mistake. Where
+    // the file lists its operator set, that is known before its rules are read.
+    RuleDatabase head;
+    if (model) head.info = RuleDatabase::read_info(path);
+    bool listed = false;
+    try {
+      listed = model && head.opset_operators();
+    } catch (const Error&) {
+      listed = true;  // an unknown operator: rules_miss_model names the file
+    }
+    std::optional<std::string> why = listed ? rules_miss_model(head, *model, path) : std::nullopt;
+    RuleDatabase db;
+    if (!why) db = RuleDatabase::read(path, wanted);
+    if (!why && model && !listed) why = rules_miss_model(db, *model, path);
+    if (why) {
       if (paths.size() == 1) throw Error(*why);
       dbs.skipped.push_back(*why);
       continue;

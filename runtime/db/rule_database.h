@@ -168,6 +168,10 @@ struct RuleDatabase {
   // release_graphs(k) leaves it: status, fingerprint, note, derivation, family
   // and operator count are there; its graph text is not parsed or checked).
   static RuleDatabase read(const std::string& path, const GraphsWanted& wanted = {});
+  // Only the file's description (its operator set, options, counts), with the
+  // same checks of the file's format: which databases apply to a model is
+  // known before their rules are read.
+  static RuleSetInfo read_info(const std::string& path);
   // Atomic: writes PATH.tmp-<pid> and renames it over PATH; on failure the
   // old PATH is untouched and the temporary file removed. With every rule's
   // graphs released, the graph columns (source, target, output_mapping,

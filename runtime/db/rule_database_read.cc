@@ -51,7 +51,7 @@ std::vector<RuleStatus> statuses(const Reader& r, const Item& item) {
   return out;
 }
 
-RuleSetInfo read_info(const Reader& r) {
+RuleSetInfo info_of(const Reader& r) {
   RuleSetInfo info;
   info.format_version =
       static_cast<int>(r.check_format(kRuleDatabaseFormat, "rule database", kRuleDatabaseFormatVersion));
@@ -259,10 +259,17 @@ RuleDatabase RuleDatabase::read(const std::string& path, const GraphsWanted& wan
   Reader reader(path);
   reader.open();
   RuleDatabase db;
-  db.info = read_info(reader);
+  db.info = info_of(reader);
   db.rules = read_rules(reader, path, wanted);
   db.graphs_file = path;
   return db;
+}
+
+RuleSetInfo RuleDatabase::read_info(const std::string& path) {
+  hdf5::silence_errors();
+  Reader reader(path);
+  reader.open();
+  return info_of(reader);
 }
 
 }  // namespace superopt
