@@ -91,6 +91,7 @@ void keep_if_cheaper(const egraph::EGraph& eg, const egraph::Runner& runner, con
 Round saturate_and_extract(const Graph& seed, double seed_cost_ms, const RuleIndex& rules, CostModel& cost,
                            const SearchOptions& options, bool may_continue, Clock::time_point round_end,
                            Clock::time_point saturation_end, Clock::time_point deadline, EqsatStats& stats) {
+  const auto round_start = Clock::now();
   Round round;
   round.cost_ms = seed_cost_ms;
   egraph::EGraph eg;
@@ -137,11 +138,13 @@ Round saturate_and_extract(const Graph& seed, double seed_cost_ms, const RuleInd
   for (const auto& choice : choices) keep_if_cheaper(eg, runner, seed, roots, choice, cost, round);
   // The ILP runs where no round follows: an earlier round's greedy gain is
   // seeded into the next e-graph, whose extraction sees more (on sru, 4 s of
-  // CBC per round put the search at 16 s). A round follows a greedy gain while
-  // a tenth of the rounds' clock is left.
+  // CBC per round put the search at 16 s). A round follows a gain where the
+  // rounds' clock has as much time left as this round took so far (the next
+  // one grows a similar e-graph): on CNNs, whose first round takes most of
+  // the clock, a second found nothing and cost 5 s.
   auto time_left = [&] {
     const auto now = Clock::now();
-    return now < deadline && seconds_between(now, saturation_end) > options.eqsat_time_limit_s / 10;
+    return now < deadline && seconds_between(now, saturation_end) >= seconds_between(round_start, now);
   };
   round.next = may_continue && round.best && time_left();
   if (options.eqsat_ilp && !round.next) {
