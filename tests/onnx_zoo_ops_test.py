@@ -123,6 +123,13 @@ def cases():
         yield f"conv_dilation_{d}", model([helper.make_node("Conv", ["xs", "w"], ["y"], dilations=[d, d],
                                                             pads=[d, d, d, d])], [1, 3, 5, 6], {"w": kernel}, 13), \
             "conv2d", lambda x, d=d: F.conv2d(x, t(kernel), padding=d, dilation=d)
+    # Dilation 50,000: the kernel with zeros between its taps would be 2.4e11 values (the
+    # importer built it whole until session 24); only the centre tap meets the input, so
+    # the reference is that tap's 1x1 convolution (PyTorch would pad the map to 1e5 x 1e5).
+    d = 50000
+    yield f"conv_dilation_{d}", model([helper.make_node("Conv", ["xs", "w"], ["y"], dilations=[d, d],
+                                                        pads=[d, d, d, d])], [1, 3, 5, 6], {"w": kernel}, 13), \
+        "conv2d", lambda x: F.conv2d(x, t(kernel)[:, :, 1:2, 1:2])
 
 
 def operators(superopt, path):

@@ -14,8 +14,8 @@ namespace {
 
 using onnx::NodeProto;
 
-// The most values a dilated kernel may have before its dead taps are trimmed
-// (as many as any constant: onnx_constant.cc), so that its size cannot overflow.
+// The most values a dilated kernel with zeros between its taps may have (as
+// many as any constant: onnx_constant.cc), so that its size cannot overflow.
 constexpr int64_t kMaxDilatedValues = int64_t{1} << 40;
 
 // One spatial dimension of a convolution or pooling window, as ONNX states it.
@@ -70,37 +70,26 @@ std::array<Axis, 2> read_window(const NodeProto& n, const std::vector<int64_t>& 
   return axes;
 }
 
-// A dilated kernel as the plain kernel with zeros between its taps: the same
-// convolution, which our conv2d (no dilation parameter) can run.
-struct DilatedKernel {
-  Constant kernel;
-};
-
-DilatedKernel dilate(const Constant& c, int64_t dh, int64_t dw) {
+// A dilated kernel is the plain kernel with zeros between its taps: the same
+// convolution, which our conv2d (no dilation parameter) can run. Of that
+// kernel only the rows and columns some window puts on the input, and that are
+// not zero in every plane (leading ones only as far as the leading padding
+// goes: windows never start inside), are kept, and the leading padding moves
+// with them: the same outputs from a smaller kernel. A large dilation on a
+// small feature map (DeepLab's rates 12-36 on 8x8) leaves little more than the
+// centre tap. The kernel with zeros is never built whole: at rate 36, 3x3 taps
+// and 2048x256 planes it would be 2.8e9 values (11 GB, 90 s of a zoo import).
+Constant trimmed_dilated_kernel(const Constant& c, int64_t dh, int64_t dw, std::array<Axis, 2>& axes) {
   const int64_t planes = c.dims[0] * c.dims[1], kh = c.dims[2], kw = c.dims[3];
-  const int64_t big_h = dh * (kh - 1) + 1, big_w = dw * (kw - 1) + 1;
-  std::vector<float> v(size_t(planes * big_h * big_w), 0.0f);
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t r = 0; r < kh; ++r)
-      for (int64_t s = 0; s < kw; ++s)
-        v[size_t((pl * big_h + r * dh) * big_w + s * dw)] = c.reals[size_t((pl * kh + r) * kw + s)];
-  return {Constant::real({c.dims[0], c.dims[1], big_h, big_w}, std::move(v))};
-}
-
-// Drops the kernel rows and columns that only ever read padding (no output
-// position puts them on the input) or that are zero in every plane (leading ones
-// only as far as the leading padding goes: windows never start inside), and moves
-// the leading padding with them: the same outputs from a smaller kernel. A
-// large dilation on a small feature map (DeepLab's rates 12-36 on 8x8) leaves
-// little more than the centre tap.
-void trim_dead_taps(DilatedKernel& dk, std::array<Axis, 2>& axes) {
-  const Constant& c = dk.kernel;
-  const int64_t planes = c.dims[0] * c.dims[1], kh = c.dims[2], kw = c.dims[3];
+  const std::array<int64_t, 2> dilation{dh, dw};
+  // Line `at` of the dilated kernel along `axis` (0: a row, 1: a column).
   auto zero_line = [&](int axis, int64_t at) {
+    if (at % dilation[axis] != 0) return true;  // between taps
+    const int64_t tap = at / dilation[axis];
     for (int64_t pl = 0; pl < planes; ++pl)
       for (int64_t t = 0; t < (axis == 0 ? kw : kh); ++t) {
-        const int64_t r = axis == 0 ? at : t, s = axis == 0 ? t : at;
-        if (c.reals[size_t((pl * kh + r) * kw + s)] != 0.0f) return false;
+        const int64_t r = axis == 0 ? tap : t, q = axis == 0 ? t : tap;
+        if (c.reals[size_t((pl * kh + r) * kw + q)] != 0.0f) return false;
       }
     return true;
   };
@@ -113,18 +102,20 @@ void trim_dead_taps(DilatedKernel& dk, std::array<Axis, 2>& axes) {
     while (last[k] > first[k] && zero_line(k, last[k])) --last[k];
   }
   const int64_t th = last[0] - first[0] + 1, tw = last[1] - first[1] + 1;
-  std::vector<float> v;
-  v.reserve(size_t(planes * th * tw));
+  std::vector<float> v(size_t(planes * th * tw), 0.0f);
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t r = first[0]; r <= last[0]; ++r)
-      for (int64_t s = first[1]; s <= last[1]; ++s) v.push_back(c.reals[size_t((pl * kh + r) * kw + s)]);
-  dk.kernel = Constant::real({c.dims[0], c.dims[1], th, tw}, std::move(v));
+      for (int64_t q = first[1]; q <= last[1]; ++q)
+        if (r % dh == 0 && q % dw == 0)
+          v[size_t((pl * th + r - first[0]) * tw + q - first[1])] =
+              c.reals[size_t((pl * kh + r / dh) * kw + q / dw)];
   for (int k = 0; k < 2; ++k) {
     Axis& a = axes[k];
     a.pad_begin -= first[k];
     a.kernel = k == 0 ? th : tw;
     a.pad_end = std::max<int64_t>(0, (a.out - 1) * a.stride + a.kernel - a.in - a.pad_begin);
   }
+  return Constant::real({c.dims[0], c.dims[1], th, tw}, std::move(v));
 }
 
 // Rows of padding after the input that the windows actually read.
@@ -174,26 +165,28 @@ void map_conv(Importer& im, const NodeProto& n) {
   const std::vector<int64_t> dilations =
       checked_int32(attr_ints(n, "dilations").value_or(std::vector<int64_t>{1, 1}), "attribute 'dilations'");
   const bool dilated = dilations.size() == 2 && (dilations[0] != 1 || dilations[1] != 1);
-  std::optional<DilatedKernel> dk;
+  const Constant* c = nullptr;
   if (dilated) {
-    const Constant* c = im.constant_input(n, 1);
+    c = im.constant_input(n, 1);
     if (!c || !c->is_real) throw Error("dilations other than 1 need a constant kernel");
     if (dilations[0] < 1 || dilations[1] < 1) throw Error("dilations must be positive");
-    // The kernel with zeros between its taps is built whole before trimming: bound it.
+    // The kernel with zeros between its taps: its size must not overflow.
     const int64_t planes = w[0] * w[1], h = dilations[0] * (w[2] - 1) + 1, wd = dilations[1] * (w[3] - 1) + 1;
     if (wd > kMaxDilatedValues || h > kMaxDilatedValues / wd || planes > kMaxDilatedValues / (h * wd))
       throw Error("dilations " + std::to_string(dilations[0]) + "x" + std::to_string(dilations[1]) +
                   " make a kernel of " + std::to_string(h) + "x" + std::to_string(wd) + " taps, too large");
-    dk = dilate(*c, dilations[0], dilations[1]);
-    w = dk->kernel.dims;
+    w[2] = h;
+    w[3] = wd;
   }
   std::array<Axis, 2> axes = read_window(n, x, {w[2], w[3]}, false, dilated);
-  if (dk) {
-    trim_dead_taps(*dk, axes);
-    w = dk->kernel.dims;
+  std::optional<Constant> trimmed;
+  if (dilated) {
+    trimmed = trimmed_dilated_kernel(*c, dilations[0], dilations[1], axes);
+    w = trimmed->dims;
   }
   TensorRef input = im.tensor_input(n, 0);
-  TensorRef kernel = dk ? im.weight(std::move(dk->kernel), n.input(1) + "_dilated") : im.tensor_input(n, 1);
+  TensorRef kernel =
+      trimmed ? im.weight(std::move(*trimmed), n.input(1) + "_dilated") : im.tensor_input(n, 1);
   OpParams p;
   std::optional<Padding> padding = our_padding(axes);
   if (!padding) input = pad_for(im, input, axes, 0.0f);
