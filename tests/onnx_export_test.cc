@@ -101,6 +101,22 @@ TEST_CASE("onnx export: an imported model comes back equal, with its names", "[o
   CHECK(difference(m.graph, back.graph) <= 1e-15);
 }
 
+// Past protobuf's 2 GB an ONNX model keeps its values in a file beside it; here
+// the bound is set low enough for a small model to take that path.
+TEST_CASE("onnx export: values as external data past the size bound", "[onnx]") {
+  test::TempDir dir;
+  OnnxModel m = read_onnx_file(kSourceDir + "/tests/data/onnx/tiny.onnx");
+  const std::string path = dir.file("big.onnx");
+  write_model_file(path, m.graph, "test", m.output_names, /*onnx_external_above_bytes=*/16);
+  REQUIRE(std::filesystem::exists(path + ".data"));
+  CHECK(std::filesystem::file_size(path + ".data") > 0);
+  OnnxModel back = read_onnx_file(path);
+  CHECK(difference(m.graph, back.graph) == 0);
+  // Within the bound, no file beside it.
+  write_model_file(dir.file("small.onnx"), m.graph, "test", m.output_names);
+  CHECK_FALSE(std::filesystem::exists(dir.file("small.onnx") + ".data"));
+}
+
 TEST_CASE("onnx export: TASO's operators and constants, outputs named after nodes", "[onnx]") {
   test::TempDir dir;
   Graph g = taso_graph();

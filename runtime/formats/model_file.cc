@@ -1,6 +1,8 @@
 // Choosing the writer by extension; the bytes are written atomically (atomic_file.h).
 #include "runtime/formats/model_file.h"
 
+#include <filesystem>
+
 #include "runtime/core/atomic_file.h"
 #include "runtime/formats/graph_json.h"
 #include "runtime/formats/onnx_read.h"
@@ -9,10 +11,17 @@
 namespace superopt {
 
 void write_model_file(const std::string& path, const Graph& g, const std::string& name,
-                      const std::vector<std::string>& output_names) {
-  const std::string bytes =
-      is_onnx_path(path) ? onnx_model_bytes(g, output_names, name) : write_graph_json(g, name);
-  write_file_atomically(path, bytes);
+                      const std::vector<std::string>& output_names, size_t onnx_external_above_bytes) {
+  if (!is_onnx_path(path)) return write_file_atomically(path, write_graph_json(g, name));
+  // A model past protobuf's limit keeps its values in PATH.data beside it; the
+  // data first, so that a model file never names data that is not there.
+  const std::string data_name = std::filesystem::path(path).filename().string() + ".data";
+  OnnxModelFiles files = onnx_model_files(g, data_name, output_names, name, onnx_external_above_bytes);
+  if (!files.data.empty()) {
+    write_file_atomically(path + ".data", files.data);
+    std::string().swap(files.data);
+  }
+  write_file_atomically(path, files.model);
 }
 
 }  // namespace superopt

@@ -452,8 +452,10 @@ bool needs_opset_17(const Graph& g) {
 
 }  // namespace
 
-std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& output_names,
-                             std::string_view graph_name) {
+namespace {
+
+onnx::ModelProto onnx_model(const Graph& g, const std::vector<std::string>& output_names,
+                            std::string_view graph_name) {
   onnx::ModelProto model;
   model.set_ir_version(8);
   model.set_producer_name("superopt");
@@ -470,10 +472,52 @@ std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& out
     std::string why = e.what();
     throw Error("ONNX export: the model fails onnx::checker: " + why.substr(0, why.find('\n')));
   }
+  return model;
+}
+
+std::string serialized(const onnx::ModelProto& model) {
   std::string bytes;
   if (!model.SerializeToString(&bytes))
     throw Error("ONNX export: the model is too large to serialize (2 GB)");
   return bytes;
+}
+
+// Moves each initializer's raw data into `data` as ONNX external data (the
+// tensor names `location`, its offset and length), freeing it in the model.
+void move_initializers_out(onnx::GraphProto& graph, const std::string& location, std::string& data) {
+  for (onnx::TensorProto& t : *graph.mutable_initializer()) {
+    if (!t.has_raw_data() || t.raw_data().empty()) continue;
+    auto entry = [&](const char* key, const std::string& value) {
+      auto* e = t.add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    };
+    entry("location", location);
+    entry("offset", std::to_string(data.size()));
+    entry("length", std::to_string(t.raw_data().size()));
+    data += t.raw_data();
+    std::string().swap(*t.mutable_raw_data());
+    t.clear_raw_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+  }
+}
+
+}  // namespace
+
+std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& output_names,
+                             std::string_view graph_name) {
+  return serialized(onnx_model(g, output_names, graph_name));
+}
+
+OnnxModelFiles onnx_model_files(const Graph& g, const std::string& data_location,
+                                const std::vector<std::string>& output_names, std::string_view graph_name,
+                                size_t external_above_bytes) {
+  onnx::ModelProto model = onnx_model(g, output_names, graph_name);
+  OnnxModelFiles files;
+  if (model.ByteSizeLong() > external_above_bytes)
+    move_initializers_out(*model.mutable_graph(), data_location, files.data);
+  files.model = serialized(model);
+  return files;
 }
 
 }  // namespace superopt

@@ -23,4 +23,18 @@ inline constexpr int kOnnxExportOpset = 13;
 std::string onnx_model_bytes(const Graph& g, const std::vector<std::string>& output_names = {},
                              std::string_view graph_name = {});
 
+// A model and, where it would pass `external_above_bytes` serialized (protobuf
+// holds at most 2 GB: regnet_y_128gf optimized is 2.6 GB), its initializers'
+// values as ONNX external data: `data`, to be written beside the model as
+// `data_location` (a name relative to the model's folder). `data` is empty
+// when the model holds its values itself.
+struct OnnxModelFiles {
+  std::string model, data;
+};
+inline constexpr size_t kOnnxExternalAboveBytes = size_t{1} << 30;
+OnnxModelFiles onnx_model_files(const Graph& g, const std::string& data_location,
+                                const std::vector<std::string>& output_names = {},
+                                std::string_view graph_name = {},
+                                size_t external_above_bytes = kOnnxExternalAboveBytes);
+
 }  // namespace superopt
