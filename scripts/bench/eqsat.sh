@@ -46,7 +46,7 @@ except ValueError:
 e = r.get("eqsat") or {}
 graph = ""
 if e:
-    graph = (f"{e['nodes']} nodes, {e['classes']} classes, {e['iterations']} it ({e['stop_reason']}), "
+    graph = (f"{e['nodes']} nodes, {e['classes']} classes, {e['iterations']} it in {e.get('rounds', 1)} rounds ({e['stop_reason']}), "
              f"{e['extraction']} {e['extraction_seconds']:.1f} s"
              + (f" ({e['ilp_status']}, gap {100 * e['ilp_gap']:.1f} %)" if e['ilp_status'] else "")
              + (" FELL BACK" if e["fell_back"] else ""))
