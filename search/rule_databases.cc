@@ -23,6 +23,24 @@ size_t RuleDatabases::database_of(size_t id) const {
   return which;
 }
 
+namespace {
+
+// Why the database at `path` cannot apply to `model`, from its description
+// alone (before its rules are read); nullopt when it may, or when the file lists
+// no operator set (then only its rules say).
+std::optional<std::string> miss_by_description(const std::string& path, const Graph& model) {
+  RuleDatabase head;
+  head.info = RuleDatabase::read_info(path);
+  try {
+    if (!head.opset_operators()) return std::nullopt;
+  } catch (const Error&) {
+    // an unknown operator: rules_miss_model names the file
+  }
+  return rules_miss_model(head, model, path);
+}
+
+}  // namespace
+
 RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const Graph* model,
                                   const RuleDatabase::GraphsWanted& wanted) {
   RuleDatabases dbs;
@@ -30,18 +48,10 @@ RuleDatabases read_rule_databases(const std::vector<std::string>& paths, const G
     // Of several databases, one about other operators is left out (an imported transformer
     // given the CNN sets too); alone, or when every one is, it is the user's mistake. Where
     // the file lists its operator set, that is known before its rules are read.
-    RuleDatabase head;
-    if (model) head.info = RuleDatabase::read_info(path);
-    bool listed = false;
-    try {
-      listed = model && head.opset_operators();
-    } catch (const Error&) {
-      listed = true;  // an unknown operator: rules_miss_model names the file
-    }
-    std::optional<std::string> why = listed ? rules_miss_model(head, *model, path) : std::nullopt;
+    std::optional<std::string> why = model ? miss_by_description(path, *model) : std::nullopt;
     RuleDatabase db;
     if (!why) db = RuleDatabase::read(path, wanted);
-    if (!why && model && !listed) why = rules_miss_model(db, *model, path);
+    if (!why && model && !db.opset_operators()) why = rules_miss_model(db, *model, path);
     if (why) {
       if (paths.size() == 1) throw Error(*why);
       dbs.skipped.push_back(*why);
