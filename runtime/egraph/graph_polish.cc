@@ -1,0 +1,72 @@
+// One-class switches kept by the built graph's cost (see graph_polish.h).
+#include "runtime/egraph/graph_polish.h"
+
+#include <optional>
+
+namespace superopt::egraph {
+namespace {
+
+// The classes `choice` reaches from the roots, each once, parents before children.
+std::vector<ClassId> reached_classes(const EGraph& eg, const std::vector<ClassId>& roots,
+                                     const std::vector<NodeIndex>& choice) {
+  std::vector<char> seen(choice.size(), 0);
+  std::vector<ClassId> order, stack;
+  for (ClassId r : roots) stack.push_back(eg.find(r));
+  while (!stack.empty()) {
+    const ClassId c = stack.back();
+    stack.pop_back();
+    if (seen[c] || choice[c] < 0) continue;
+    seen[c] = 1;
+    order.push_back(c);
+    for (ClassId child : eg.node(choice[c]).children) stack.push_back(eg.find(child));
+  }
+  return order;
+}
+
+bool children_chosen(const EGraph& eg, NodeIndex n, const std::vector<NodeIndex>& choice) {
+  for (ClassId child : eg.node(n).children)
+    if (choice[eg.find(child)] < 0) return false;
+  return true;
+}
+
+}  // namespace
+
+Extraction polish_by_graph_cost(const EGraph& eg, const Graph& seed_graph, const std::vector<ClassId>& roots,
+                                const std::vector<double>& node_cost_ms, const Extraction& start,
+                                CostModel& model, std::chrono::steady_clock::time_point deadline,
+                                PolishReport& report, int max_passes) {
+  Extraction best = start;
+  std::optional<Graph> built = build_graph(eg, seed_graph, roots, best.choice);
+  if (!built) return start;
+  best.cost_ms = graph_cost_ms(*built, model);
+  for (int pass = 0; pass < max_passes; ++pass) {
+    bool kept = false;
+    for (ClassId c : reached_classes(eg, roots, best.choice)) {
+      for (NodeIndex n : eg.eclass(c).nodes) {
+        if (n == best.choice[c] || !eg.listed(n) || !children_chosen(eg, n, best.choice)) continue;
+        if (std::chrono::steady_clock::now() >= deadline) {
+          report.cut_short = true;
+          return best;
+        }
+        std::vector<NodeIndex> trial = best.choice;
+        trial[c] = n;
+        if (!acyclic_choice_cost_ms(eg, node_cost_ms, roots, trial)) continue;
+        std::optional<Graph> g = build_graph(eg, seed_graph, roots, trial);
+        if (!g) continue;
+        ++report.trials;
+        const double cost = graph_cost_ms(*g, model);
+        // A relative margin, so that rounding alone never switches.
+        if (cost < best.cost_ms * (1 - 1e-9)) {
+          best.choice = std::move(trial);
+          best.cost_ms = cost;
+          ++report.kept;
+          kept = true;
+        }
+      }
+    }
+    if (!kept) break;
+  }
+  return best;
+}
+
+}  // namespace superopt::egraph
