@@ -25,8 +25,8 @@
 #    cli_optimize_analytic_unchanged, which needs bert's and resnet50's searches
 #    with the shipped database to finish within --time-limit 300 (340 s under
 #    the sanitizers, and bert stopped at its input's cost);
-#    eqsat_nasrnn_below_backtracking, whose saturation must reach its 40,000
-#    e-nodes within the default --eqsat-time-limit of 10 s (eqsat_cost_vs_backtracking
+#    eqsat_nasrnn_below_backtracking, whose rounds must reach their 30,000
+#    e-nodes within its --eqsat-time-limit of 60 s (eqsat_cost_vs_backtracking
 #    runs the same code on a small graph under the sanitizers);
 #  - mpi_enumerate_bounded_memory (193 s here: an enumeration on 2 ranks
 #    spilling under a memory bound; record_store_test's spilled runs and

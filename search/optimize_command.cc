@@ -47,7 +47,7 @@ constexpr const char* kUsage =
     "[--allow-unverified] [--minimal-rules] [--max-suspects 3] [--mark-suspects] "
     "[--search backtracking|pruning|dpp|sampling|exhaustive|eqsat] [--max-length 10] [--sample-size 20] "
     "[--eta 1] "
-    "[--eqsat-nodes 40000] [--eqsat-iterations 8] [--eqsat-multi-iterations 2] [--eqsat-match-limit 0] "
+    "[--eqsat-nodes 30000] [--eqsat-iterations 8] [--eqsat-multi-iterations 2] [--eqsat-match-limit 0] "
     "[--eqsat-time-limit 10] [--eqsat-rounds 3] "
     "[--extract greedy|ilp] "
     "[--ilp-time-limit 4] "
@@ -129,15 +129,16 @@ std::optional<OptimizeArgs> parse_args(const std::vector<std::string>& args) {
       "with CPU costs: time the input and the best graphs end to end in N interleaved rounds and return "
       "the fastest, never one slower than the input (default 5; 0: off)")(
       "eqsat-nodes", cli::positive(&o.eqsat_max_nodes, "--eqsat-nodes"),
-      "eqsat: e-node limit (default 40000)")("eqsat-iterations",
-                                             cli::positive(&o.eqsat_max_iterations, "--eqsat-iterations"),
-                                             "eqsat: iteration limit (default 8)")(
+      "eqsat: e-node limit of a round; twice that after a round that found nothing early (default 30000)")(
+      "eqsat-iterations", cli::positive(&o.eqsat_max_iterations, "--eqsat-iterations"),
+      "eqsat: iteration limit (default 8)")(
       "eqsat-multi-iterations", cli::non_negative(&o.eqsat_multi_iterations, "--eqsat-multi-iterations"),
       "eqsat: iterations applying multi-output rules (default 2)")(
       "eqsat-match-limit", cli::non_negative(&o.eqsat_match_limit, "--eqsat-match-limit"),
       "eqsat: matches of one rule in one iteration before it sits out a few (egg's backoff; 0: off; default "
       "0)")("eqsat-time-limit", cli::number(&o.eqsat_time_limit_s, "--eqsat-time-limit", 0.001, 1e7),
-            "eqsat: seconds for saturation, all rounds, at most half the time left (default 10)")(
+            "eqsat: seconds for the whole search, all rounds; each saturates for 60 % of what is left, then "
+            "extracts (default 10)")(
       "eqsat-rounds", cli::positive(&o.eqsat_rounds, "--eqsat-rounds"),
       "eqsat: saturations, each seeded with the graph the last one extracted, while each finds a cheaper "
       "one (default 3)")("extract", po::value(&a.extract), "eqsat: greedy or ilp (CBC; the default)")(
@@ -250,6 +251,11 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
               << (r.eqsat.ilp_status.empty()
                       ? ""
                       : " (ILP " + r.eqsat.ilp_status + ", gap " + fixed(100 * r.eqsat.ilp_gap, 2) + " %)")
+              << (r.eqsat.polish_trials == 0
+                      ? ""
+                      : ", polish kept " + std::to_string(r.eqsat.polish_kept) + " of " +
+                            std::to_string(r.eqsat.polish_trials) + " switches" +
+                            (r.eqsat.polish_cut_short ? " (cut short)" : ""))
               << "\n";
   for (const SuspectRule& s : r.suspect_rules)
     std::cout << "suspect rule " << s.id << ": [" << s.label

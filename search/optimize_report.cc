@@ -62,6 +62,10 @@ Json eqsat_json(const EqsatStats& e) {
           {"ilp_bound_ms", e.ilp_bound_ms},
           {"ilp_variables", e.ilp_variables},
           {"ilp_constraints", e.ilp_constraints},
+          {"polish_trials", e.polish_trials},
+          {"polish_kept", e.polish_kept},
+          {"polish_cut_short", e.polish_cut_short},
+          {"polish_seconds", e.polish_seconds},
           {"fell_back", e.fell_back},
           {"rules_involved", e.rules_involved}};
 }

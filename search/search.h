@@ -75,11 +75,13 @@ struct SearchOptions {
   // Graphs the backtracking search keeps beside its best (OptimizeResult::alternatives).
   int alternatives = 3;
   // eqsat (runtime/egraph/): Tensat's safeguards, and the extraction.
-  int eqsat_max_nodes = 40000;     // e-nodes: the saturation stops adding past this
+  int eqsat_max_nodes = 30000;     // e-nodes: the saturation stops adding past this
   int eqsat_max_iterations = 8;    // match-apply-rebuild rounds
   int eqsat_multi_iterations = 2;  // rounds that apply multi-output rules (Tensat's k_multi)
   int eqsat_match_limit = 0;       // egg's BackoffScheduler: matches per rule and round before a ban; 0: off
-  double eqsat_time_limit_s = 10;  // saturation's wall clock, all rounds (and at most half the time left)
+  // The whole eqsat search's wall clock, all rounds: each round saturates for
+  // 60 % of what is left (and at most half the optimizer's time left), then extracts.
+  double eqsat_time_limit_s = 10;
   // Rounds of saturation, each seeded with the graph the previous one extracted
   // (search/README.md, "Rounds"): a round stops at its limits before long
   // sequences exist; the next starts where the cheap part of the way ends.
@@ -108,6 +110,11 @@ struct EqsatStats {
   double ilp_objective_ms = 0, ilp_bound_ms = 0, greedy_objective_ms = 0, dag_objective_ms = 0;
   double switched_objective_ms = 0;  // the cheaper greedy choice after joint tuple switches (tuple_switch.h)
   int ilp_variables = 0, ilp_constraints = 0;
+  // Under a model that costs graphs whole, the one-class switches judged by
+  // the built graph's cost after extraction (runtime/egraph/graph_polish.h).
+  int64_t polish_trials = 0, polish_kept = 0;
+  bool polish_cut_short = false;
+  double polish_seconds = 0;
   // The rule directions that added an extracted e-node. When the check failed
   // on eqsat's graph (fell_back), the result is backtracking's and these were involved.
   bool fell_back = false;
