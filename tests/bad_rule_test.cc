@@ -10,6 +10,7 @@
 #include "search/numerical_check.h"
 #include "search/search.h"
 #include "tests/bad_rule_fixture.h"
+#include "tests/graph_count.h"
 #include "tests/search_fixture.h"
 
 using namespace superopt;
@@ -27,12 +28,6 @@ Graph gates() {
   g.add_output({g.add(OpType::relu, {{g.add(OpType::matmul, {{x}, {w1}})}})});
   g.add_output({g.add(OpType::tanh, {{g.add(OpType::matmul, {{x}, {w2}})}})});
   return g;
-}
-
-int count_ops(const Graph& g, OpType op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += node.op == op;
-  return n;
 }
 
 bool applied(const OptimizeResult& r, const std::string& ops) {

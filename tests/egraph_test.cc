@@ -20,6 +20,7 @@
 #include "runtime/egraph/runner.h"
 #include "runtime/egraph/tuple_switch.h"
 #include "runtime/exec/cost_models.h"
+#include "tests/graph_count.h"
 #include "tests/rewrite_fixture.h"
 
 using namespace superopt;
@@ -57,12 +58,6 @@ Graph two_matmuls() {
   g.add_output({g.add(OpType::matmul, {{x}, {w1}}), 0});
   g.add_output({g.add(OpType::matmul, {{x}, {w2}}), 0});
   return g;
-}
-
-int count_op(const Graph& g, OpType op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += node.op == op;
-  return n;
 }
 
 }  // namespace
@@ -155,8 +150,8 @@ TEST_CASE("eqsat merges two matmuls with the multi-output rule, within its itera
     REQUIRE(out);
     // One matmul over the concatenated weights is cheaper on the roofline than two.
     CHECK(graph_cost_ms(*out, *cost) < graph_cost_ms(g, *cost));
-    CHECK(count_op(*out, OpType::matmul) == 1);
-    CHECK(count_op(*out, OpType::split) == 1);
+    CHECK(test::count_ops(*out, OpType::matmul) == 1);
+    CHECK(test::count_ops(*out, OpType::split) == 1);
     // The same outputs on the reference evaluator.
     RealArith<double> ar;
     auto before = evaluate(g, ar, random_sources(ar, 7)), after = evaluate(*out, ar, random_sources(ar, 7));
@@ -247,8 +242,8 @@ TEST_CASE("greedy on DAG costs counts a shared subgraph once, where tree costs c
   CHECK(dag.cost_ms == Approx(13));
   std::optional<Graph> out = build_graph(eg, seed_graph, roots, dag.choice);
   REQUIRE(out);
-  CHECK(count_op(*out, OpType::relu) == 1);
-  CHECK(count_op(*out, OpType::ewadd) == 1);
+  CHECK(test::count_ops(*out, OpType::relu) == 1);
+  CHECK(test::count_ops(*out, OpType::ewadd) == 1);
   // A bound on the sets' work stops early, leaving the output unchosen.
   const Extraction cut = dag_greedy_extract(eg, cost, roots, 1);
   CHECK_FALSE(build_graph(eg, seed_graph, roots, cut.choice).has_value());
@@ -270,15 +265,15 @@ TEST_CASE(
   for (const Extraction* x : {&greedy, &dag}) {
     std::optional<Graph> out = build_graph(eg, g, roots, x->choice);
     REQUIRE(out);
-    CHECK(count_op(*out, OpType::matmul) == 2);
+    CHECK(test::count_ops(*out, OpType::matmul) == 2);
   }
   const Extraction switched = switch_tuples(eg, node_cost, roots, greedy);
   CHECK(switched.cost_ms < greedy.cost_ms);
   CHECK(switched.cost_ms == Approx(choice_cost_ms(eg, node_cost, roots, switched.choice)));
   std::optional<Graph> out = build_graph(eg, g, roots, switched.choice);
   REQUIRE(out);
-  CHECK(count_op(*out, OpType::matmul) == 1);
-  CHECK(count_op(*out, OpType::split) == 1);
+  CHECK(test::count_ops(*out, OpType::matmul) == 1);
+  CHECK(test::count_ops(*out, OpType::split) == 1);
   CHECK(graph_cost_ms(*out, *cost) == Approx(switched.cost_ms));
   RealArith<double> ar;
   auto before = evaluate(g, ar, random_sources(ar, 7)), after = evaluate(*out, ar, random_sources(ar, 7));
@@ -315,8 +310,8 @@ TEST_CASE("a merge of three matmuls, split twice, is switched to with its inner 
   CHECK(switched.cost_ms == Approx(7));
   std::optional<Graph> out = build_graph(eg, g, roots, switched.choice);
   REQUIRE(out);
-  CHECK(count_op(*out, OpType::matmul) == 1);
-  CHECK(count_op(*out, OpType::split) == 2);
+  CHECK(test::count_ops(*out, OpType::matmul) == 1);
+  CHECK(test::count_ops(*out, OpType::split) == 2);
   RealArith<double> ar;
   auto before = evaluate(g, ar, random_sources(ar, 7)), after = evaluate(*out, ar, random_sources(ar, 7));
   REQUIRE(before.size() == after.size());

@@ -11,6 +11,7 @@
 #include "runtime/egraph/extract.h"
 #include "runtime/egraph/graph_polish.h"
 #include "runtime/egraph/runner.h"
+#include "tests/graph_count.h"
 #include "tests/rewrite_fixture.h"
 
 using namespace superopt;
@@ -53,12 +54,6 @@ Graph conv_then_relu() {
   return g;
 }
 
-int count_op(const Graph& g, OpType op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += node.op == op;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE("the polish switches to what the whole graph's cost prefers, and only then", "[egraph]") {
@@ -83,12 +78,12 @@ TEST_CASE("the polish switches to what the whole graph's cost prefers, and only 
       // Run fused, they cost 0.8 ms: the convolution with its own relu is cheaper.
       CHECK(report.kept == 1);
       CHECK(polished.cost_ms == Approx(0.75));
-      CHECK(count_op(*out, OpType::relu) == 0);
-      CHECK(count_op(*out, OpType::conv2d) == 1);
+      CHECK(test::count_ops(*out, OpType::relu) == 0);
+      CHECK(test::count_ops(*out, OpType::conv2d) == 1);
     } else {
       CHECK(report.kept == 0);
       CHECK(polished.cost_ms == Approx(0.7));
-      CHECK(count_op(*out, OpType::relu) == 1);
+      CHECK(test::count_ops(*out, OpType::relu) == 1);
     }
   }
 }

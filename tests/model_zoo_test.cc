@@ -11,6 +11,7 @@
 #include "runtime/core/graph_hash.h"
 #include "runtime/formats/graph_json.h"
 #include "runtime/models/model_zoo.h"
+#include "tests/graph_count.h"
 
 using namespace superopt;
 using Catch::Contains;
@@ -27,12 +28,6 @@ std::vector<std::string> buildable_names(int blocks) {
     names.push_back(name);
   }
   return names;
-}
-
-int count_ops(const Graph& g, OpType op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += node.op == op;
-  return n;
 }
 
 int64_t parameters(const Graph& g) {
@@ -95,8 +90,8 @@ TEST_CASE("ResNet-50 is TASO's: 52 convolutions, ResNet-50's parameters less the
           "[models]") {
   Graph g = build_builtin_model("resnet50");
   // 16 bottlenecks of 3 convolutions and 4 projections.
-  REQUIRE(count_ops(g, OpType::conv2d) == 52);
-  REQUIRE(count_ops(g, OpType::ewadd) == 16);
+  REQUIRE(test::count_ops(g, OpType::conv2d) == 52);
+  REQUIRE(test::count_ops(g, OpType::ewadd) == 16);
   // torchvision's ResNet-50 has 25,557,032 parameters: less the classifier
   // (2,049,000), batch norms (53,120) and the stem convolution (9,408).
   REQUIRE(parameters(g) == 25557032 - 2049000 - 53120 - 9408);
@@ -119,8 +114,8 @@ TEST_CASE("ResNeXt-50 has one grouped 3x3 convolution of 32 groups per block", "
 
 TEST_CASE("BERT: 6 matmuls per layer, 48 in all, and the attention feeds each layer's output", "[models]") {
   Graph g = build_builtin_model("bert");
-  REQUIRE(count_ops(g, OpType::matmul) == 48);
-  REQUIRE(count_ops(g, OpType::softmax) == 8);
+  REQUIRE(test::count_ops(g, OpType::matmul) == 48);
+  REQUIRE(test::count_ops(g, OpType::softmax) == 8);
   REQUIRE(g.shape(g.outputs()[0]) == Shape{64, 1024});
   // Per layer: Q, K, V and output 64x1024·1024x1024, and 16 heads of 64x64·64x64 twice.
   REQUIRE(flops(g) >= 8 * (4 * 2LL * 64 * 1024 * 1024 + 2 * 2LL * 16 * 64 * 64 * 64));
@@ -137,7 +132,7 @@ TEST_CASE("NASRNN: 8 gates of two matmuls and an ewadd, over 5 steps", "[models]
         g.node(n.inputs()[1].node).op == OpType::matmul)
       ++gates;
   REQUIRE(gates == 8 * 5);
-  REQUIRE(count_ops(g, OpType::matmul) == 2 * 8 * 5);
+  REQUIRE(test::count_ops(g, OpType::matmul) == 2 * 8 * 5);
   REQUIRE(g.num_operators() == 230);  // OCGGS Table 2
   REQUIRE(g.shape(g.outputs()[0]) == Shape{1, 512});
 }
@@ -153,11 +148,11 @@ TEST_CASE("the MetaFlow and OCGGS models have their published sizes", "[models]"
   REQUIRE(flops(squeeze) > 0.6e9);                 // 0.35 GMACs
   REQUIRE(flops(squeeze) < 0.8e9);
   Graph resnet34 = build_builtin_model("resnet34");
-  REQUIRE(count_ops(resnet34, OpType::conv2d) == 1 + 32 + 3);
+  REQUIRE(test::count_ops(resnet34, OpType::conv2d) == 1 + 32 + 3);
   REQUIRE(flops(resnet34) > 6.8e9);  // 3.6 GMACs
   REQUIRE(flops(resnet34) < 7.6e9);
   Graph resnet18 = build_builtin_model("resnet18");
-  REQUIRE(count_ops(resnet18, OpType::conv2d) == 1 + 16 + 3);
+  REQUIRE(test::count_ops(resnet18, OpType::conv2d) == 1 + 16 + 3);
   REQUIRE(flops(resnet18) > 3.4e9);  // 1.8 GMACs
   REQUIRE(flops(resnet18) < 3.8e9);
   // MetaFlow Table 3's CNNs, convolutional parts: torchvision's weights less biases.
@@ -168,7 +163,7 @@ TEST_CASE("the MetaFlow and OCGGS models have their published sizes", "[models]"
   REQUIRE(flops(alexnet) < 1.4e9);
   Graph vgg16 = build_builtin_model("vgg16");
   REQUIRE(vgg16.shape(vgg16.outputs()[0]) == Shape{1, 512, 7, 7});
-  REQUIRE(count_ops(vgg16, OpType::conv2d) == 13);
+  REQUIRE(test::count_ops(vgg16, OpType::conv2d) == 13);
   REQUIRE(parameters(vgg16) == 14714688 - 4224);
   REQUIRE(flops(vgg16) > 30e9);  // 15.4 GMACs
   REQUIRE(flops(vgg16) < 31.5e9);
@@ -181,7 +176,7 @@ TEST_CASE("the MetaFlow and OCGGS models have their published sizes", "[models]"
   REQUIRE(std::count_if(groups.begin(), groups.end(), [](int64_t g) { return g > 1; }) == 90);
   REQUIRE(nasnet.shape(nasnet.outputs()[0]) == Shape{1, 5120, 7, 7});
   Graph sru = build_builtin_model("sru");
-  REQUIRE(count_ops(sru, OpType::matmul) == 15);
+  REQUIRE(test::count_ops(sru, OpType::matmul) == 15);
   REQUIRE(sru.outputs().size() == 5);
 }
 

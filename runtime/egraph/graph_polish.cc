@@ -2,6 +2,7 @@
 #include "runtime/egraph/graph_polish.h"
 
 #include <optional>
+#include <utility>
 
 namespace superopt::egraph {
 namespace {
@@ -48,19 +49,20 @@ Extraction polish_by_graph_cost(const EGraph& eg, const Graph& seed_graph, const
           report.cut_short = true;
           return best;
         }
-        std::vector<NodeIndex> trial = best.choice;
-        trial[c] = n;
-        if (!acyclic_choice_cost_ms(eg, node_cost_ms, roots, trial)) continue;
-        std::optional<Graph> g = build_graph(eg, seed_graph, roots, trial);
-        if (!g) continue;
-        ++report.trials;
-        const double cost = graph_cost_ms(*g, model);
+        // The trial in place, undone unless kept.
+        const NodeIndex before = std::exchange(best.choice[c], n);
+        std::optional<Graph> g;
+        if (acyclic_choice_cost_ms(eg, node_cost_ms, roots, best.choice))
+          g = build_graph(eg, seed_graph, roots, best.choice);
+        const std::optional<double> cost = g ? std::optional<double>(graph_cost_ms(*g, model)) : std::nullopt;
+        report.trials += g.has_value();
         // A relative margin, so that rounding alone never switches.
-        if (cost < best.cost_ms * (1 - 1e-9)) {
-          best.choice = std::move(trial);
-          best.cost_ms = cost;
+        if (cost && *cost < best.cost_ms * (1 - 1e-9)) {
+          best.cost_ms = *cost;
           ++report.kept;
           kept = true;
+        } else {
+          best.choice[c] = before;
         }
       }
     }
