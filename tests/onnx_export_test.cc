@@ -115,6 +115,10 @@ TEST_CASE("onnx export: values as external data past the size bound", "[onnx]") 
   // Within the bound, no file beside it.
   write_model_file(dir.file("small.onnx"), m.graph, "test", m.output_names);
   CHECK_FALSE(std::filesystem::exists(dir.file("small.onnx") + ".data"));
+  // Written over the big one, the values it kept beside it go with it.
+  write_model_file(path, m.graph, "test", m.output_names);
+  CHECK_FALSE(std::filesystem::exists(path + ".data"));
+  CHECK(difference(m.graph, read_onnx_file(path).graph) == 0);
 }
 
 TEST_CASE("onnx export: TASO's operators and constants, outputs named after nodes", "[onnx]") {

@@ -17,11 +17,17 @@ void write_model_file(const std::string& path, const Graph& g, const std::string
   // data first, so that a model file never names data that is not there.
   const std::string data_name = std::filesystem::path(path).filename().string() + ".data";
   OnnxModelFiles files = onnx_model_files(g, data_name, output_names, name, onnx_external_above_bytes);
-  if (!files.data.empty()) {
+  const bool external = !files.data.empty();
+  if (external) {
     write_file_atomically(path + ".data", files.data);
     std::string().swap(files.data);
   }
   write_file_atomically(path, files.model);
+  // A self-contained model over one that kept its values beside it: that
+  // PATH.data is no model's now (removed after the model is in place, so that
+  // a failure leaves the old pair whole).
+  std::error_code ignored;
+  if (!external) std::filesystem::remove(path + ".data", ignored);
 }
 
 }  // namespace superopt

@@ -13,7 +13,8 @@ namespace superopt {
 
 // Throws Error "cannot write PATH: reason" or the writer's own error. An ONNX
 // model that would serialize past `onnx_external_above_bytes` keeps its
-// initializers' values in PATH.data (ONNX external data; onnx_write.h).
+// initializers' values in PATH.data (ONNX external data; onnx_write.h); a
+// smaller one removes a PATH.data left by the model it replaced.
 void write_model_file(const std::string& path, const Graph& g, const std::string& name,
                       const std::vector<std::string>& output_names = {},
                       size_t onnx_external_above_bytes = kOnnxExternalAboveBytes);
