@@ -341,9 +341,12 @@ OptimizeResult optimize(const Graph& g, const std::vector<Rule>& rules, CostMode
       result.phase_seconds.preprocess += seconds_since(fold_start);
     }
     if (reference && nothing_can_pass(g, *reference, cost, result)) break;
-    std::vector<search::Trace> traces =
-        search_once(g, index, cost,
-                    search_options(options, reference ? &*reference : nullptr, input_fold_seconds), result);
+    const SearchOptions searching =
+        search_options(options, reference ? &*reference : nullptr, input_fold_seconds);
+    if (result.rounds == 1)
+      result.search_time_left_s =
+          std::chrono::duration<double>(deadline(searching) - search::Clock::now()).count();
+    std::vector<search::Trace> traces = search_once(g, index, cost, searching, result);
     if (search::stop_requested(options.stop_requested)) {  // stopped from outside: nothing more is checked
       result.check.cut_short = true;
       result.check.note = "stopped on request";

@@ -217,6 +217,16 @@ int net_applications(const OptimizeResult& r) {
   return n;
 }
 
+// Why a search found nothing when it had no time: the time limit counts from
+// the start, and a large model's loading and its check's reserve can take it all.
+std::string time_left_text(const OptimizeArgs& a, const OptimizeResult& r) {
+  if (r.search_time_left_s > 0) return "";
+  return " (no time was left for it: --time-limit " + fixed(a.options.time_limit_s, 1) +
+         " s counts from the start, loading and preparing took " +
+         fixed(r.phase_seconds.load + r.phase_seconds.preprocess, 1) +
+         " s, and the numerical check's share is kept back; raise --time-limit)";
+}
+
 void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel& cost, int operators,
                 const RuleDatabases& dbs, bool marked) {
   std::string searched;
@@ -230,7 +240,7 @@ void print_text(const OptimizeArgs& a, const OptimizeResult& r, const CostModel&
             << "speedup:          " << fixed(r.cost_before_ms / r.cost_after_ms, 3) << "x\n"
             << "graphs explored:  " << r.graphs_explored << (r.finished ? " (all within the limits)\n" : "\n")
             << "search:           " << search_kind_name(a.options.search) << "\n"
-            << "search time:      " << fixed(r.search_seconds, 2) << " s\n"
+            << "search time:      " << fixed(r.search_seconds, 2) << " s" << time_left_text(a, r) << "\n"
             << "time by phase:    " << phase_text(r.phase_seconds) << "\n"
             << "peak memory:      " << fixed(peak_memory_mb(), 1) << " MB\n"
             << "parts:            " << r.parts << " (split threshold " << a.options.split_threshold << ")\n"

@@ -147,6 +147,7 @@ Json optimize_result_json(const OptimizeRequest& q, const OptimizeResult& r, con
           {"exhaustive", o.exhaustive},
           {"finished", r.finished},
           {"search_seconds", r.search_seconds},
+          {"search_time_left_seconds", r.search_time_left_s},
           {"phase_seconds", phase_json(r.phase_seconds)},
           {"memory_full", r.memory_full},
           {"search_held_bytes", r.search_held_bytes},

@@ -173,6 +173,10 @@ struct OptimizeResult {
   bool memory_full = false;
   int64_t search_held_bytes = 0;  // the most graph copies one search held (search/graph_bytes.h)
   double search_seconds = 0;
+  // What the first search had when it started: --time-limit less loading,
+  // preparing, and what the fold and the numerical check after it will need
+  // (0 or less: it had none, and the graph comes back as it came).
+  double search_time_left_s = 0;
   int parts = 1;  // after the graph split
   // Along the best graph's history: label -> net applications (a rule's two
   // directions cancel; a rule applied as often each way is left out), and

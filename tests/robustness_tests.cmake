@@ -109,6 +109,13 @@ add_test(NAME optimize_time_limit_holds
 set_tests_properties(optimize_time_limit_holds PROPERTIES TIMEOUT 120 PASS_REGULAR_EXPRESSION "time_limit_test: ok"
                      FAIL_REGULAR_EXPRESSION "time_limit_test: FAIL")
 
+# A search left no time by loading and the check's share says so, and why
+# (zoo models came back unchanged with nothing saying it).
+superopt_cli_test(optimize_no_time_left 0 ""
+  STDOUT "search time: +[0-9.]+ s \\(no time was left for it: --time-limit 0\\.1 s counts from the start"
+  COMMAND ${superopt_bin} optimize builtin:nasrnn --rules ${PROJECT_SOURCE_DIR}/data/rules/taso-3.h5
+          --time-limit 0.1)
+
 # The numerical check stops at --time-limit too: a check of minutes ends near
 # the limit with the input graph as the result (nothing unchecked written).
 add_test(NAME optimize_check_time_limit
