@@ -200,20 +200,22 @@ _rules_cache = {}
 
 
 def _rules(rules):
-    """A RuleDatabase for optimize(): given, or read once per file (and again when it changes)."""
+    """A RuleDatabase for optimize(): given, or read once per file or list of files (and again
+    when one of them changes): superopt.torch.optimize searches four databases by default, 1-2 s
+    to read each call."""
     if isinstance(rules, RuleDatabase):
         return rules
-    if isinstance(rules, (list, tuple)):
-        return RuleDatabase(rules)
-    path = _os.fspath(rules) if rules is not None else default_rules()
+    together = isinstance(rules, (list, tuple))
+    paths = [_os.fspath(p) for p in rules] if together else [
+        _os.fspath(rules) if rules is not None else default_rules()]
     try:
-        st = _os.stat(path)
-        key = (_os.path.realpath(path), st.st_mtime_ns, st.st_size)
+        key = tuple((_os.path.realpath(p), st.st_mtime_ns, st.st_size) for p, st in
+                    ((p, _os.stat(p)) for p in paths))
     except OSError:
-        return RuleDatabase(path)  # raises superopt.Error naming the file
+        return RuleDatabase(paths if together else paths[0])  # raises superopt.Error naming the file
     if key not in _rules_cache:
         _rules_cache.clear()
-        _rules_cache[key] = RuleDatabase(path)
+        _rules_cache[key] = RuleDatabase(paths if together else paths[0])
     return _rules_cache[key]
 
 
@@ -223,8 +225,8 @@ def optimize(graph, rules=None, cost="analytic:h100", search="backtracking", tim
     """Optimizes a graph with proven rewrite rules; returns an OptimizeResult. `superopt optimize`.
 
     graph: a Graph, or anything load() takes. rules: a RuleDatabase, a path, or a list of paths
-    searched together (default: the shipped data/rules/taso-3.h5; a path is read once and kept
-    while the file is unchanged). An imported CNN also wants data/rules/conv-bias-3.h5 and
+    searched together (default: the shipped data/rules/taso-3.h5; a path or a list is read once
+    and kept while its files are unchanged). An imported CNN also wants data/rules/conv-bias-3.h5 and
     conv-activations-3.h5, the rules over convolutions with their bias input and their
     activations: rules=superopt.cnn_rules().
 

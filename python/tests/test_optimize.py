@@ -87,3 +87,6 @@ def test_several_databases_are_searched_together(rules):
     assert together.check["passed"] and together.speedup > alone.speedup
     with pytest.raises(superopt.Error, match="empty file name"):
         superopt.RuleDatabase(superopt.default_rules() + ",")
+    # A list of paths is read once while its files are unchanged, like one path.
+    assert superopt._rules(superopt.cnn_rules()) is superopt._rules(tuple(superopt.cnn_rules()))
+    assert superopt._rules(superopt.cnn_rules()) is not superopt._rules(superopt.cnn_rules()[:2])
