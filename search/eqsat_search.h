@@ -20,9 +20,11 @@ struct EqsatOutcome {
   std::vector<std::pair<int, int>> rules_involved;
 };
 
-// Saturates until the options' limits or `deadline` (half of the time left
-// goes to saturation, the rest to extraction), extracts, and keeps the cheaper
-// of the greedy and ILP graphs by graph_cost_ms.
+// Up to eqsat_rounds rounds of saturation and extraction, all within
+// eqsat_time_limit_s and `deadline` (each round saturates for 60 % of the time
+// left, and at most half of what `deadline` leaves); each round is seeded with
+// the graph the one before extracted. Keeps the cheapest graph built (greedy,
+// ILP, polish) by graph_cost_ms, the input when none is cheaper.
 EqsatOutcome eqsat_search(const Graph& g, const RuleIndex& rules, CostModel& cost,
                           const SearchOptions& options, Clock::time_point deadline);
 
