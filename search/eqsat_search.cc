@@ -98,10 +98,9 @@ struct Round {
   // Another round follows with the same seed and twice the e-nodes (then no
   // ILP ran): this one found nothing and its node limit came early.
   bool deeper = false;
-  // The cheapest choice built so far, cheaper than the seed or not: where the
-  // polish (graph_polish.h) starts.
-  egraph::Extraction cheapest_built;
-  double cheapest_built_ms = std::numeric_limits<double>::infinity();
+  // The cheapest choice built so far (cost_ms: its graph's), cheaper than the
+  // seed or not: where the polish (graph_polish.h) starts.
+  egraph::Extraction cheapest_built{{}, std::numeric_limits<double>::infinity()};
 };
 
 // The graph `choice` builds, kept in `round` if it is the cheapest yet.
@@ -111,10 +110,7 @@ void keep_if_cheaper(const egraph::EGraph& eg, const egraph::Runner& runner, con
   std::optional<Graph> graph = egraph::build_graph(eg, seed, roots, choice);
   if (!graph) return;  // a cycle (greedy never; the ILP's constraints forbid it)
   const double c = graph_cost_ms(*graph, cost);
-  if (c < round.cheapest_built_ms) {
-    round.cheapest_built.choice = choice;
-    round.cheapest_built_ms = c;
-  }
+  if (c < round.cheapest_built.cost_ms) round.cheapest_built = {choice, c};
   if (c >= round.cost_ms) return;
   round.best = std::move(*graph);
   round.cost_ms = c;

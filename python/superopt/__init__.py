@@ -205,17 +205,19 @@ def _rules(rules):
     to read each call."""
     if isinstance(rules, RuleDatabase):
         return rules
-    together = isinstance(rules, (list, tuple))
-    paths = [_os.fspath(p) for p in rules] if together else [
-        _os.fspath(rules) if rules is not None else default_rules()]
+    if isinstance(rules, (list, tuple)):
+        spec = paths = [_os.fspath(p) for p in rules]
+    else:
+        spec = _os.fspath(rules) if rules is not None else default_rules()
+        paths = [spec]
     try:
         key = tuple((_os.path.realpath(p), st.st_mtime_ns, st.st_size) for p, st in
                     ((p, _os.stat(p)) for p in paths))
     except OSError:
-        return RuleDatabase(paths if together else paths[0])  # raises superopt.Error naming the file
+        return RuleDatabase(spec)  # raises superopt.Error naming the file
     if key not in _rules_cache:
         _rules_cache.clear()
-        _rules_cache[key] = RuleDatabase(paths if together else paths[0])
+        _rules_cache[key] = RuleDatabase(spec)
     return _rules_cache[key]
 
 

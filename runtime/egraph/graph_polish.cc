@@ -30,6 +30,18 @@ bool children_chosen(const EGraph& eg, NodeIndex n, const std::vector<NodeIndex>
   return true;
 }
 
+// graph_cost_ms of the graph `choice` builds; nullopt when it has a cycle (the
+// cheap check on e-node costs first) or does not build.
+std::optional<double> built_cost_ms(const EGraph& eg, const Graph& seed_graph,
+                                    const std::vector<ClassId>& roots,
+                                    const std::vector<double>& node_cost_ms,
+                                    const std::vector<NodeIndex>& choice, CostModel& model) {
+  if (!acyclic_choice_cost_ms(eg, node_cost_ms, roots, choice)) return std::nullopt;
+  std::optional<Graph> g = build_graph(eg, seed_graph, roots, choice);
+  if (!g) return std::nullopt;
+  return graph_cost_ms(*g, model);
+}
+
 }  // namespace
 
 Extraction polish_by_graph_cost(const EGraph& eg, const Graph& seed_graph, const std::vector<ClassId>& roots,
@@ -37,9 +49,10 @@ Extraction polish_by_graph_cost(const EGraph& eg, const Graph& seed_graph, const
                                 CostModel& model, std::chrono::steady_clock::time_point deadline,
                                 PolishReport& report, int max_passes) {
   Extraction best = start;
-  std::optional<Graph> built = build_graph(eg, seed_graph, roots, best.choice);
-  if (!built) return start;
-  best.cost_ms = graph_cost_ms(*built, model);
+  const std::optional<double> start_cost =
+      built_cost_ms(eg, seed_graph, roots, node_cost_ms, start.choice, model);
+  if (!start_cost) return start;
+  best.cost_ms = *start_cost;
   for (int pass = 0; pass < max_passes; ++pass) {
     bool kept = false;
     for (ClassId c : reached_classes(eg, roots, best.choice)) {
@@ -51,11 +64,9 @@ Extraction polish_by_graph_cost(const EGraph& eg, const Graph& seed_graph, const
         }
         // The trial in place, undone unless kept.
         const NodeIndex before = std::exchange(best.choice[c], n);
-        std::optional<Graph> g;
-        if (acyclic_choice_cost_ms(eg, node_cost_ms, roots, best.choice))
-          g = build_graph(eg, seed_graph, roots, best.choice);
-        const std::optional<double> cost = g ? std::optional<double>(graph_cost_ms(*g, model)) : std::nullopt;
-        report.trials += g.has_value();
+        const std::optional<double> cost =
+            built_cost_ms(eg, seed_graph, roots, node_cost_ms, best.choice, model);
+        report.trials += cost.has_value();
         // A relative margin, so that rounding alone never switches.
         if (cost && *cost < best.cost_ms * (1 - 1e-9)) {
           best.cost_ms = *cost;
